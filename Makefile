@@ -1,0 +1,22 @@
+# BPF exceptions for Linux 6.1: entry points.  Everything runs through the
+# scripts in harness/; big outputs live in $(BPFEXC_CACHE), see README.md.
+
+.PHONY: run check build shell kernel clean-cache help
+
+help:
+	@echo "make run      build, boot the patched kernel in QEMU and run the demo"
+	@echo "make check    build, boot and run the tests (T=pattern selects tests)"
+	@echo "make shell    boot the guest with an interactive shell"
+	@echo "make build    build kernel, test runner and initramfs only"
+
+run:
+	harness/run-demo.sh
+
+check:
+	harness/check.sh $(T)
+
+build:
+	harness/build.sh
+
+shell: build
+	harness/vm.sh -s

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Everything a guest run needs: Debian packages, the patched tree, the
+# kernel, the selftest runner with the tests in harness/tests.list (plus
+# any extra binaries given as arguments), and the initramfs.
+source "$(dirname "$0")/lib.sh"
+
+"$HARNESS/deps.sh"
+"$HARNESS/tree.sh"
+"$HARNESS/kernel.sh"
+
+tests=$(sed -e 's/#.*//' "$HARNESS/tests.list" | xargs)
+log "building test runner: $tests"
+mkdir -p "$GUEST/selftests"
+start=$SECONDS
+if ! make -s -j"$(nproc)" -f "$HARNESS/selftests.mk" KSRC="$KSRC" KBUILD="$KBUILD" \
+	OUT="$GUEST/selftests" TESTS="$tests" >"$GUEST/selftests.log" 2>&1; then
+	tail -n 30 "$GUEST/selftests.log" >&2
+	die "test runner build failed, see $GUEST/selftests.log"
+fi
+log "test runner built in $((SECONDS - start)) s"
+"$HARNESS/initramfs.sh" "$GUEST/selftests" "$@"

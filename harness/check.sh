@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Build everything, boot the guest and run the selftests.
+#   check.sh [PATTERN]   run only tests matching test_progs -a PATTERN
+# Prints one line per test (subtests count on their own) and last
+# "N passed, N failed, N skipped".  Exits non-zero if any test failed, the
+# guest crashed, hung or logged a kernel splat, or no test ran.
+source "$(dirname "$0")/lib.sh"
+
+"$HARNESS/build.sh"
+
+sel=()
+[ -n "${1:-}" ] && sel=(-a "$1")
+log "booting guest, running test_progs ${sel[*]}"
+set +e
+"$HARNESS/vm.sh" -t "${VM_TIMEOUT:-900}" ./test_progs "${sel[@]}" > "$GUEST/check.log"
+vmrc=$?
+set -e
+
+# test_progs prints "#N name:OK|FAIL|SKIP" and "#N/M name/sub:...".  A
+# test with subtests is counted by its subtests.
+awk -v vmrc="$vmrc" '
+	/^#[0-9]+(\/[0-9]+)?[ \t]+[^ ]+:(OK|FAIL|SKIP)/ {
+		split($1, id, "/"); res = $2; sub(/.*:/, "", res)
+		name = $2; sub(/:[A-Z]+$/, "", name)
+		if (id[2] != "") { hassub[id[1]] = 1 }
+		n++; ids[n] = $1; names[n] = name; results[n] = res
+	}
+	!/^#[0-9]/ && !/^Summary:/ && !/^BPFEXC/ { detail = detail $0 "\n" }
+	END {
+		for (i = 1; i <= n; i++) {
+			if (ids[i] !~ /\// && hassub[ids[i]]) continue
+			r = results[i]
+			if (r == "OK") { p++; printf "PASS %s\n", names[i] }
+			else if (r == "SKIP") { s++; printf "SKIP %s\n", names[i] }
+			else { f++; printf "FAIL %s\n", names[i] }
+		}
+		if (vmrc == 124) { f++; print "FAIL guest: hung (timeout)" }
+		else if (vmrc == 125) { f++; print "FAIL guest: crashed or kernel splat" }
+		else if (vmrc != 0 && f == 0) { f++; print "FAIL test_progs: exit status " vmrc }
+		if (p + f == 0) { f++; print "FAIL no test ran" }
+		printf "%d passed, %d failed, %d skipped\n", p, f, s
+		exit f > 0
+	}' "$GUEST/check.log"

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Install every Debian package the build, the guest and the tests need.
+# Idempotent: does nothing (and needs no network) when all are present.
+source "$(dirname "$0")/lib.sh"
+
+PKGS=(
+	linux-source-6.1	# the kernel we patch
+	build-essential bc bison flex libelf-dev libssl-dev kmod cpio
+	dwarves			# pahole, for CONFIG_DEBUG_INFO_BTF
+	ccache
+	clang llvm		# BPF programs (clang 14), llvm-strip for skeletons
+	zlib1g-dev libcap-dev	# in-tree libbpf and bpftool
+	qemu-system-x86 busybox-static
+	bpftool			# full bpftool inside the guest, for people
+	rsync xz-utils git
+)
+
+missing=()
+for p in "${PKGS[@]}"; do
+	[[ $p == \#* ]] && continue
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
+		missing+=("$p")
+done
+if ((${#missing[@]})); then
+	log "installing: ${missing[*]}"
+	[ "$(id -u)" = 0 ] || die "need root to install: ${missing[*]}"
+	apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+		"${missing[@]}" >/dev/null
+fi

@@ -1,0 +1,31 @@
+#!/bin/sh
+# /init of the test guest.  Mounts what BPF programs and the tests need,
+# then runs /run/cmd (put there by harness/vm.sh in a second cpio archive)
+# or, with bpfexc.shell on the command line, an interactive shell.
+# The command's output is copied to the results port /dev/ttyS1, followed
+# by the line "BPFEXC-EXIT <status>" and the guest's dmesg.  Then the guest
+# reboots, which makes QEMU (-no-reboot) exit.
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev 2>/dev/null
+mount -t tmpfs tmpfs /tmp
+mount -t bpf bpf /sys/fs/bpf
+mount -t debugfs debugfs /sys/kernel/debug
+mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
+ip link set lo up
+ulimit -l unlimited
+hostname bpfexc-guest
+
+cd /selftests
+if grep -q bpfexc.shell /proc/cmdline; then
+	echo "BPF exceptions guest: tests in /selftests (./test_progs -a 'exceptions*'); exit to power off"
+	setsid cttyhack sh -l
+else
+	{ sh /run/cmd; echo $? > /tmp/rc; } 2>&1 | tee /dev/ttyS1
+	echo "BPFEXC-EXIT $(cat /tmp/rc)" > /dev/ttyS1
+	echo "BPFEXC-DMESG" > /dev/ttyS1
+	dmesg > /dev/ttyS1
+fi
+sync
+reboot -f

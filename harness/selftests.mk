@@ -1,0 +1,85 @@
+# Lean build of the tree's BPF selftest runner (test_progs).
+#
+# The tree's tools/testing/selftests/bpf/Makefile builds all ~500 BPF
+# objects and ~240 test files, which needs a kernel configured with nearly
+# every BPF-related subsystem (their types must be in vmlinux.h).  We build
+# the same test_progs.c framework with only the tests named in TESTS and the
+# BPF objects those tests use, found by scanning each test for
+# "<name>.skel.h", "<name>.lskel.h" and "<name>.bpf.o".
+#
+# Inputs: KSRC (patched tree), KBUILD (its build dir, for vmlinux),
+#         OUT (output dir), TESTS (prog_tests/<name>.c names).
+
+ST      := $(KSRC)/tools/testing/selftests/bpf
+CLANG   ?= clang
+LLVM_STRIP ?= llvm-strip
+LIBBPF  := $(OUT)/libbpf/libbpf.a
+INC     := $(OUT)/usr/include
+BPFTOOL := $(OUT)/bpftool/bootstrap/bpftool
+VMLINUX_H := $(OUT)/vmlinux.h
+
+TEST_SRCS := $(foreach t,$(TESTS),$(ST)/prog_tests/$(t).c)
+$(foreach s,$(TEST_SRCS),$(if $(wildcard $(s)),,$(error no such test: $(s))))
+# BPF objects named by the tests, as <name> stems.
+USED    := $(sort $(shell grep -hoE '[A-Za-z0-9_]+\.(skel\.h|lskel\.h|bpf\.o)' \
+		$(TEST_SRCS) | sed -E 's/\.(skel\.h|lskel\.h|bpf\.o)$$//'))
+BPF_OBJS := $(patsubst %,$(OUT)/%.bpf.o,$(USED))
+SKELS   := $(patsubst %,$(OUT)/%.skel.h,$(USED)) $(patsubst %,$(OUT)/%.lskel.h,$(USED))
+
+EXTRA_SRCS := test_progs.c cgroup_helpers.c trace_helpers.c network_helpers.c \
+	      testing_helpers.c btf_helpers.c cap_helpers.c test_loader.c
+EXTRA_OBJS := $(patsubst %.c,$(OUT)/%.o,$(EXTRA_SRCS))
+TEST_OBJS  := $(patsubst %,$(OUT)/%.test.o,$(TESTS))
+
+CFLAGS := -g -O0 -Wall -Werror -I$(OUT) -I$(ST) -I$(INC) \
+	  -I$(KSRC)/tools/include -I$(KSRC)/tools/include/uapi -I$(KSRC)/tools/lib
+LDLIBS := -lelf -lz -lrt -lpthread
+
+CLANG_SYS_INCLUDES := $(shell $(CLANG) -v -E - </dev/null 2>&1 \
+	| sed -n '/<...> search starts here:/,/End of search list./{ s| \(/.*\)|-idirafter \1|p }')
+BPF_CFLAGS := -g -O2 -Werror -D__TARGET_ARCH_x86 -mlittle-endian \
+	      -I$(OUT) -I$(INC) -I$(ST) -I$(KSRC)/tools/include/uapi \
+	      $(CLANG_SYS_INCLUDES) -Wno-compare-distinct-pointer-types
+
+all: $(OUT)/test_progs $(BPF_OBJS)
+
+$(LIBBPF) &:
+	mkdir -p $(OUT)/libbpf
+	$(MAKE) -s -C $(KSRC)/tools/lib/bpf OUTPUT=$(OUT)/libbpf/ \
+		DESTDIR=$(OUT)/usr prefix= EXTRA_CFLAGS='-g -O2' \
+		$(LIBBPF) install_headers
+
+$(BPFTOOL):
+	mkdir -p $(OUT)/bpftool
+	$(MAKE) -s -C $(KSRC)/tools/bpf/bpftool OUTPUT=$(OUT)/bpftool/ bootstrap
+
+$(VMLINUX_H): $(KBUILD)/vmlinux | $(BPFTOOL)
+	$(BPFTOOL) btf dump file $< format c > $@.tmp && mv $@.tmp $@
+
+$(OUT)/%.bpf.o: $(ST)/progs/%.c $(wildcard $(ST)/progs/*.h) $(VMLINUX_H) | $(LIBBPF)
+	$(CLANG) $(BPF_CFLAGS) -target bpf -mcpu=v3 -c $< -o $@
+
+# Like the tree's Makefile: link the object through bpftool (static
+# linking normalises it) and generate both skeleton flavours.
+$(OUT)/%.skel.h $(OUT)/%.lskel.h &: $(OUT)/%.bpf.o | $(BPFTOOL)
+	$(BPFTOOL) gen object $(OUT)/$*.linked.o $<
+	$(BPFTOOL) gen skeleton $(OUT)/$*.linked.o name $* > $(OUT)/$*.skel.h
+	$(BPFTOOL) gen skeleton -L $(OUT)/$*.linked.o name $*_lskel > $(OUT)/$*.lskel.h
+
+$(OUT)/prog_tests/tests.h: $(TEST_SRCS)
+	mkdir -p $(@D)
+	sed -n -E 's/^void (serial_)?test_([a-zA-Z0-9_]+)\((void)?\).*/DEFINE_TEST(\2)/p' \
+		$^ | sort > $@
+
+$(OUT)/%.test.o: $(ST)/prog_tests/%.c $(SKELS) | $(LIBBPF)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(OUT)/test_progs.o: $(OUT)/prog_tests/tests.h
+$(OUT)/%.o: $(ST)/%.c | $(LIBBPF)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(OUT)/test_progs: $(TEST_OBJS) $(EXTRA_OBJS) $(LIBBPF)
+	$(CC) $(CFLAGS) -rdynamic $^ $(LDLIBS) -o $@
+
+.PHONY: all
+.DELETE_ON_ERROR:

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Make $KSRC the Debian linux-source-6.1 tree with patches/series applied.
+#
+# The tree is a git repository: commit "baseline" is the pristine Debian
+# source, and the series is applied on top with `git am`.  When the tree
+# already holds exactly the current series and nothing else, it is left
+# alone (so an incremental build stays incremental).  Otherwise it is reset
+# to baseline and the series re-applied.
+#
+# BPFEXC_DEV=1 keeps a tree that differs from the series (local hacking);
+# without it, local changes in the tree are discarded.
+source "$(dirname "$0")/lib.sh"
+
+TARBALL=/usr/src/linux-source-6.1.tar.xz
+[ -f "$TARBALL" ] || die "$TARBALL missing: run harness/deps.sh"
+version=$(dpkg-query -W -f='${Version}' linux-source-6.1)
+log "kernel source: Debian linux-source-6.1 $version"
+
+g() { git -C "$KSRC" -c user.name='BPF Exceptions Project' \
+	-c user.email=bpf-exceptions@localhost "$@"; }
+
+if [ "$(g config --get bpfexc.debian-version 2>/dev/null)" != "$version" ] ||
+   ! g rev-parse -q --verify refs/tags/baseline >/dev/null; then
+	log "unpacking $TARBALL into $KSRC"
+	rm -rf "$KSRC"
+	mkdir -p "$CACHE"
+	tar -C "$CACHE" -xf "$TARBALL"
+	[ -d "$KSRC" ] || die "tarball did not unpack to $KSRC"
+	g init -q
+	# Debian's top-level .gitignore ignores everything ('/*'): force-add.
+	g add -f -A
+	g commit -q -m "Debian linux-source-6.1 $version"
+	g tag baseline
+	g config bpfexc.debian-version "$version"
+fi
+
+mapfile -t patches < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$REPO/patches/series")
+want=$(cd "$REPO/patches" && cat series ${patches[@]+"${patches[@]}"} | sha1sum | cut -c1-40)
+have=$(g config --get bpfexc.series 2>/dev/null || true)
+
+if [ "$want" = "$have" ] && [ -z "$(g status --porcelain)" ]; then
+	log "tree up to date: ${#patches[@]} patches applied"
+	exit 0
+fi
+if [ "${BPFEXC_DEV:-0}" = 1 ]; then
+	log "BPFEXC_DEV=1: building the tree as it is, not patches/series"
+	exit 0
+fi
+
+log "applying ${#patches[@]} patches on baseline"
+g am --abort >/dev/null 2>&1 || true
+g reset -q --hard baseline
+g clean -q -fdx
+for p in ${patches[@]+"${patches[@]}"}; do
+	if ! g am -q --keep-cr "$REPO/patches/$p" >/dev/null 2>&1; then
+		g am --abort >/dev/null 2>&1 || true
+		die "patch does not apply: patches/$p (on Debian $version)"
+	fi
+	log "  applied $p"
+done
+g config bpfexc.series "$want"

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Boot the built kernel under QEMU (TCG) and run one command in the guest.
+#
+#   vm.sh [-t SECONDS] [-s] [COMMAND...]
+#     COMMAND   shell command run in /selftests in the guest
+#     -t        give up after SECONDS (default 600): a hung guest fails
+#     -s        interactive shell instead of a command
+#
+# Outputs go to $GUEST/last-run/: console.log (kernel console and the
+# command's output), results.txt (the command's output, then its exit
+# status and dmesg; also printed).  Exit status: the command's, or 124 when the guest
+# hung, or 125 when the guest crashed or the kernel logged a splat
+# (WARN, BUG, Oops, panic, KASAN, lockdep, kmemleak, RCU stall, hung task).
+source "$(dirname "$0")/lib.sh"
+
+timeout=600
+interactive=0
+while getopts "t:s" o; do
+	case $o in
+	t) timeout=$OPTARG ;;
+	s) interactive=1 ;;
+	*) die "usage: vm.sh [-t SECONDS] [-s] [COMMAND...]" ;;
+	esac
+done
+shift $((OPTIND - 1))
+
+kernel=$KBUILD/arch/x86/boot/bzImage
+initrd=$GUEST/initramfs.cpio.gz
+[ -f "$kernel" ] || die "no kernel at $kernel: run harness/kernel.sh"
+[ -f "$initrd" ] || die "no initramfs at $initrd: run harness/initramfs.sh"
+
+run=$GUEST/last-run
+rm -rf "$run"
+mkdir -p "$run/extra/run"
+# The command travels as a second cpio archive appended to the initramfs.
+printf '%s\n' "${*:-true}" > "$run/extra/run/cmd"
+(cd "$run/extra" && find . | cpio -o -H newc --quiet -R 0:0) > "$run/cmd.cpio"
+# The kernel finds the next archive only at an aligned offset: pad the
+# compressed base archive with zeros to a 512-byte boundary.
+{ cat "$initrd"; head -c $(( (512 - $(stat -c %s "$initrd") % 512) % 512 )) /dev/zero
+  cat "$run/cmd.cpio"; } > "$run/initrd"
+
+append="console=ttyS0 panic=-1 oops=panic nokaslr"
+qemu=(qemu-system-x86_64 -accel tcg -cpu max -smp 2 -m "${VM_MEM:-1G}"
+	-kernel "$kernel" -initrd "$run/initrd" -no-reboot -nographic
+	-nodefaults -display none)
+
+if ((interactive)); then
+	exec "${qemu[@]}" -serial mon:stdio -serial null \
+		-append "$append bpfexc.shell"
+fi
+
+set +e
+timeout --foreground -k 5 "$timeout" "${qemu[@]}" \
+	-serial "file:$run/console.log" -serial "file:$run/results.log" \
+	-append "$append" </dev/null
+qrc=$?
+set -e
+# The command's own output, for the person or script that ran us.
+tr -d '\r' < "$run/results.log" > "$run/results.txt"
+sed '/^BPFEXC-EXIT /,$d' "$run/results.txt"
+
+splat='WARNING:|BUG:|Oops|Kernel panic|general protection fault|KASAN|UBSAN|'
+splat+='possible (circular|recursive) locking|INFO: (lockdep|task .* blocked|rcu_)|'
+splat+='unreferenced object|Call Trace:|kernel BUG|stack-protector|double fault'
+if grep -aqE "$splat" "$run/console.log"; then
+	echo "vm: kernel splat in guest console:" >&2
+	grep -aE -m 5 -A 15 "$splat" "$run/console.log" >&2
+	exit 125
+fi
+if [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
+	echo "vm: guest did not finish within ${timeout}s" >&2
+	exit 124
+fi
+rc=$(sed -n 's/^BPFEXC-EXIT \([0-9]*\).*/\1/p' "$run/results.txt" | tail -n 1)
+if [ -z "$rc" ]; then
+	echo "vm: guest stopped before the command finished (qemu status $qrc)" >&2
+	tail -n 30 "$run/console.log" >&2
+	exit 125
+fi
+exit "$rc"
