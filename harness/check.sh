@@ -18,14 +18,17 @@ set -e
 
 # test_progs prints "#N name:OK|FAIL|SKIP" and "#N/M name/sub:...".  A
 # test with subtests is counted by its subtests.
-awk -v vmrc="$vmrc" '
+set +e
+tally=$(awk -v vmrc="$vmrc" '
 	/^#[0-9]+(\/[0-9]+)?[ \t]+[^ ]+:(OK|FAIL|SKIP)/ {
 		split($1, id, "/"); res = $2; sub(/.*:/, "", res)
 		name = $2; sub(/:[A-Z]+$/, "", name)
 		if (id[2] != "") { hassub[id[1]] = 1 }
+		# test_progs repeats failed tests in its closing error log
+		if ($1 in seen) next
+		seen[$1] = 1
 		n++; ids[n] = $1; names[n] = name; results[n] = res
 	}
-	!/^#[0-9]/ && !/^Summary:/ && !/^BPFEXC/ { detail = detail $0 "\n" }
 	END {
 		for (i = 1; i <= n; i++) {
 			if (ids[i] !~ /\// && hassub[ids[i]]) continue
@@ -40,4 +43,13 @@ awk -v vmrc="$vmrc" '
 		if (p + f == 0) { f++; print "FAIL no test ran" }
 		printf "%d passed, %d failed, %d skipped\n", p, f, s
 		exit f > 0
-	}' "$GUEST/check.log"
+	}' "$GUEST/check.log")
+failed=$?
+set -e
+if ((failed)); then
+	# The failed tests' logs, then the tally last
+	sed -n '/^All error logs:/,/^Summary:/p' "$GUEST/check.log" | head -n 300 >&2
+	echo "logs: $GUEST/check.log, $GUEST/last-run/console.log" >&2
+fi
+echo "$tally"
+exit "$failed"

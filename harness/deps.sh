@@ -13,6 +13,7 @@ PKGS=(
 	qemu-system-x86 busybox-static
 	bpftool			# full bpftool inside the guest, for people
 	rsync xz-utils git
+	python3-ply python3-git	# checkpatch.pl's spdxcheck.py
 )
 
 missing=()

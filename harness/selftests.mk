@@ -83,3 +83,5 @@ $(OUT)/test_progs: $(TEST_OBJS) $(EXTRA_OBJS) $(LIBBPF)
 
 .PHONY: all
 .DELETE_ON_ERROR:
+# Keep generated skeletons and objects: they are inputs of later builds.
+.SECONDARY:

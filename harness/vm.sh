@@ -2,7 +2,7 @@
 # Boot the built kernel under QEMU (TCG) and run one command in the guest.
 #
 #   vm.sh [-t SECONDS] [-s] [COMMAND...]
-#     COMMAND   shell command run in /selftests in the guest
+#     COMMAND   command and arguments, run in /selftests in the guest
 #     -t        give up after SECONDS (default 600): a hung guest fails
 #     -s        interactive shell instead of a command
 #
@@ -33,7 +33,7 @@ run=$GUEST/last-run
 rm -rf "$run"
 mkdir -p "$run/extra/run"
 # The command travels as a second cpio archive appended to the initramfs.
-printf '%s\n' "${*:-true}" > "$run/extra/run/cmd"
+if (($#)); then printf '%q ' "$@"; else printf 'true'; fi > "$run/extra/run/cmd"
 (cd "$run/extra" && find . | cpio -o -H newc --quiet -R 0:0) > "$run/cmd.cpio"
 # The kernel finds the next archive only at an aligned offset: pad the
 # compressed base archive with zeros to a 512-byte boundary.

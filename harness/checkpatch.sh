@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Run the tree's checkpatch.pl --strict on every patch of the series.
+# Exits non-zero if any patch has an error, warning or check.
+source "$(dirname "$0")/lib.sh"
+# spdxcheck.py needs python3-ply: use Debian's python3, not another one
+export PATH=/usr/bin:$PATH
+bad=0
+cd "$CACHE"  # checkpatch leaves a cache file in the current directory
+for p in $(sed -e 's/#.*//' "$REPO/patches/series"); do
+	out=$(perl "$KSRC/scripts/checkpatch.pl" --strict -q --no-summary \
+		"$REPO/patches/$p" 2>&1) || true
+	n=$(grep -cE '^(ERROR|WARNING|CHECK):' <<<"$out" || true)
+	printf '%3d findings  %s\n' "$n" "$p"
+	if [ "$n" != 0 ]; then bad=1; echo "$out"; fi
+done
+exit $bad

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Export the commits on top of "baseline" in the kernel tree into patches/
+# (git format-patch) and rewrite patches/series.  Run after hacking in the
+# tree (with BPFEXC_DEV=1 builds); commit the result in this repository.
+source "$(dirname "$0")/lib.sh"
+
+cd "$KSRC"
+[ -z "$(git status --porcelain)" ] || die "uncommitted changes in $KSRC"
+rm -f "$REPO"/patches/*.patch
+git format-patch -q --zero-commit --no-signature -o "$REPO/patches" baseline
+{
+	echo "# The BPF exceptions series, in order (git format-patch files in this folder)."
+	(cd "$REPO/patches" && ls -1 ./*.patch | sed 's|^\./||')
+} > "$REPO/patches/series"
+# The tree now holds exactly the series: mark it so builds stay incremental.
+git config bpfexc.series "$(cd "$REPO/patches" && cat series $(sed -e 's/#.*//' series) | sha1sum | cut -c1-40)"
+log "exported $(git rev-list --count baseline..HEAD) patches to patches/"
