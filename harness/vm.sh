@@ -63,14 +63,15 @@ sed '/^BPFEXC-EXIT /,$d' "$run/results.txt"
 splat='WARNING:|BUG:|Oops|Kernel panic|general protection fault|KASAN|UBSAN|'
 splat+='possible (circular|recursive) locking|INFO: (lockdep|task .* blocked|rcu_)|'
 splat+='unreferenced object|Call Trace:|kernel BUG|stack-protector|double fault'
+if [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
+	echo "vm: guest did not finish within ${timeout}s" >&2
+	grep -aE -m 3 -A 10 "$splat" "$run/console.log" >&2 || tail -n 20 "$run/console.log" >&2
+	exit 124
+fi
 if grep -aqE "$splat" "$run/console.log"; then
 	echo "vm: kernel splat in guest console:" >&2
 	grep -aE -m 5 -A 15 "$splat" "$run/console.log" >&2
 	exit 125
-fi
-if [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
-	echo "vm: guest did not finish within ${timeout}s" >&2
-	exit 124
 fi
 rc=$(sed -n 's/^BPFEXC-EXIT \([0-9]*\).*/\1/p' "$run/results.txt" | tail -n 1)
 if [ -z "$rc" ]; then
