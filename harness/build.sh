@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Everything a guest run needs: Debian packages, the patched tree, the
-# kernel, the selftest runner with the tests in harness/tests.list (plus
-# any extra binaries given as arguments), and the initramfs.
+# kernel, the selftest runner with the tests in harness/tests.list, the
+# demo, and the initramfs (with any extra binaries given as arguments).
 source "$(dirname "$0")/lib.sh"
 
 "$HARNESS/deps.sh"
@@ -18,4 +18,6 @@ if ! make -s -j"$(nproc)" -f "$HARNESS/selftests.mk" KSRC="$KSRC" KBUILD="$KBUIL
 	die "test runner build failed, see $GUEST/selftests.log"
 fi
 log "test runner built in $((SECONDS - start)) s"
-"$HARNESS/initramfs.sh" "$GUEST/selftests" "$@"
+log "building the demo with Debian's clang 14 and 16 and libbpf"
+mapfile -t demos < <("$HARNESS/build-demo.sh")
+"$HARNESS/initramfs.sh" "$GUEST/selftests" "${demos[@]}" "$@"

@@ -8,11 +8,23 @@ source "$(dirname "$0")/lib.sh"
 
 "$HARNESS/build.sh"
 
-sel=()
-[ -n "${1:-}" ] && sel=(-a "$1")
-log "booting guest, running test_progs ${sel[*]}"
+# In the guest: test_progs, then (unless a selection was given) the demo
+# built with each compiler, reported in test_progs' format.
+guest_cmd='./test_progs'
+if [ -n "${1:-}" ]; then
+	guest_cmd+=" -a $(printf '%q' "$1")"
+else
+	guest_cmd+='; rc=$?; n=900
+for demo in packet-parser-clang14 packet-parser-clang16; do
+	n=$((n + 1))
+	if $demo > /tmp/demo.log 2>&1; then echo "#$n demo/$demo:OK"
+	else cat /tmp/demo.log; echo "#$n demo/$demo:FAIL"; rc=1; fi
+done
+exit $rc'
+fi
+log "booting guest, running: ${guest_cmd%%;*}${1:+ (selection)}"
 set +e
-"$HARNESS/vm.sh" -t "${VM_TIMEOUT:-900}" ./test_progs "${sel[@]}" > "$GUEST/check.log"
+"$HARNESS/vm.sh" -t "${VM_TIMEOUT:-900}" sh -c "$guest_cmd" > "$GUEST/check.log"
 vmrc=$?
 set -e
 

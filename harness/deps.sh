@@ -9,6 +9,7 @@ PKGS=(
 	dwarves			# pahole, for CONFIG_DEBUG_INFO_BTF
 	ccache
 	clang llvm		# BPF programs (clang 14), llvm-strip for skeletons
+	clang-16 libbpf-dev	# the demo is also built with clang 16, Debian's libbpf
 	zlib1g-dev libcap-dev	# in-tree libbpf and bpftool
 	qemu-system-x86 busybox-static
 	bpftool			# full bpftool inside the guest, for people

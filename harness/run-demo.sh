@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
-# `make run`: build everything, boot the guest and run the demo.
-# Until the demo program lands (examples/), this runs the smoke test
-# verbosely: a tc program loaded with libbpf and run with
-# BPF_PROG_TEST_RUN, its return value checked.
+# `make run`: build everything, boot the guest and run the demo, an XDP
+# packet parser written with assertions (examples/packet-parser), built
+# with Debian's clang 14 and libbpf.
 source "$(dirname "$0")/lib.sh"
 "$HARNESS/build.sh"
-"$HARNESS/vm.sh" -t 300 ./test_progs -v -a pkt_access
+"$HARNESS/vm.sh" -t 300 packet-parser-clang14
