@@ -1,11 +1,12 @@
 # BPF exceptions for Linux 6.1: entry points.  Everything runs through the
 # scripts in harness/; big outputs live in $(BPFEXC_CACHE), see README.md.
 
-.PHONY: run check build shell kernel clean-cache help
+.PHONY: run check bench build shell help
 
 help:
 	@echo "make run      build, boot the patched kernel in QEMU and run the demo"
 	@echo "make check    build, boot and run the tests (T=pattern selects tests)"
+	@echo "make bench    build, boot and run the benchmarks (one boot)"
 	@echo "make shell    boot the guest with an interactive shell"
 	@echo "make build    build kernel, test runner and initramfs only"
 
@@ -14,6 +15,9 @@ run:
 
 check:
 	harness/check.sh $(T)
+
+bench:
+	harness/bench.sh
 
 build:
 	harness/build.sh

@@ -1,21 +1,26 @@
 #!/usr/bin/env bash
-# Build the demo (examples/packet-parser) twice, with clang 14 and clang 16,
-# against Debian's libbpf: the header for BPF programs is exported from the
-# patched tree, as a program built outside the kernel tree would get it.
-# Prints the two binaries.
+# Build the demo (examples/packet-parser) with clang 14 and clang 16, and
+# the benchmark (bench/) with clang 14, against Debian's libbpf: the header
+# for BPF programs is exported from the patched tree, as a program built
+# outside the kernel tree would get it.  Prints the binaries built.
 source "$(dirname "$0")/lib.sh"
 
 header=$KSRC/tools/testing/selftests/bpf/bpf_exceptions.h
 [ -f "$header" ] || die "no $header: is the series applied?"
-for cc in clang-14 clang-16; do
-	out=$GUEST/demo-$cc
+
+# build_app SRC BPF_SRC USER_SRC SKEL BIN CLANG
+build_app() {
+	local out=$GUEST/apps/$5
 	mkdir -p "$out"
-	if ! make -s -f "$REPO/examples/packet-parser/Makefile" CLANG="$cc" \
-		VMLINUX="$KBUILD/vmlinux" HEADER="$header" OUT="$out" \
-		>"$out/build.log" 2>&1; then
+	if ! make -s -f "$HARNESS/bpf-app.mk" SRC="$REPO/$1" BPF_SRC="$2" USER_SRC="$3" \
+		SKEL="$4" BIN="$5" CLANG="$6" VMLINUX="$KBUILD/vmlinux" HEADER="$header" \
+		OUT="$out" >"$out/build.log" 2>&1; then
 		cat "$out/build.log" >&2
-		die "demo build with $cc failed"
+		die "building $5 with $6 failed"
 	fi
-	cp "$out/packet-parser" "$GUEST/packet-parser-${cc/-/}"
-	echo "$GUEST/packet-parser-${cc/-/}"
-done
+	echo "$out/$5"
+}
+
+build_app examples/packet-parser parser.bpf.c parser.c parser packet-parser-clang14 clang-14
+build_app examples/packet-parser parser.bpf.c parser.c parser packet-parser-clang16 clang-16
+build_app bench exceptions.bpf.c bench.c bench exceptions-bench clang-14

@@ -18,6 +18,6 @@ if ! make -s -j"$(nproc)" -f "$HARNESS/selftests.mk" KSRC="$KSRC" KBUILD="$KBUIL
 	die "test runner build failed, see $GUEST/selftests.log"
 fi
 log "test runner built in $((SECONDS - start)) s"
-log "building the demo with Debian's clang 14 and 16 and libbpf"
+log "building the demo and the benchmark with Debian's clang and libbpf"
 mapfile -t demos < <("$HARNESS/build-demo.sh")
 "$HARNESS/initramfs.sh" "$GUEST/selftests" "${demos[@]}" "$@"

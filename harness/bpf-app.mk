@@ -1,0 +1,34 @@
+# Builds a BPF application (a BPF object, its skeleton, and its loader) the
+# way one outside the kernel tree is built: with Debian's clang, bpftool and
+# libbpf-dev (libbpf 1.1), nothing from the kernel tree but two inputs.
+#   SRC       directory with $(BPF_SRC) and $(USER_SRC)
+#   SKEL      skeleton name (the loader includes $(SKEL).skel.h)
+#   BIN       output binary name
+#   VMLINUX   the built vmlinux (for vmlinux.h)
+#   HEADER    bpf_exceptions.h, exported from the series
+#   OUT       output directory
+#   CLANG     clang-14 (Debian 12's default) or clang-16
+
+CLANG ?= clang-14
+BPFTOOL ?= bpftool
+
+all: $(OUT)/$(BIN)
+
+$(OUT)/vmlinux.h: $(VMLINUX)
+	$(BPFTOOL) btf dump file $< format c > $@.tmp && mv $@.tmp $@
+
+$(OUT)/bpf_exceptions.h: $(HEADER)
+	cp $< $@
+
+$(OUT)/$(SKEL).bpf.o: $(SRC)/$(BPF_SRC) $(wildcard $(SRC)/*.h) $(OUT)/vmlinux.h $(OUT)/bpf_exceptions.h
+	$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Werror \
+		-I$(OUT) -I$(SRC) -c $< -o $@
+
+$(OUT)/$(SKEL).skel.h: $(OUT)/$(SKEL).bpf.o
+	$(BPFTOOL) gen skeleton $< name $(SKEL) > $@.tmp && mv $@.tmp $@
+
+$(OUT)/$(BIN): $(SRC)/$(USER_SRC) $(wildcard $(SRC)/*.h) $(OUT)/$(SKEL).skel.h
+	$(CC) -g -O2 -Wall -Werror -I$(OUT) -I$(SRC) $< -lbpf -o $@
+
+.PHONY: all
+.DELETE_ON_ERROR:
