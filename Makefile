@@ -1,12 +1,15 @@
 # BPF exceptions for Linux 6.1: entry points.  Everything runs through the
 # scripts in harness/; big outputs live in $(BPFEXC_CACHE), see README.md.
 
-.PHONY: run check bench build shell help
+.PHONY: run check bench stress fuzz build shell help
 
 help:
 	@echo "make run      build, boot the patched kernel in QEMU and run the demo"
 	@echo "make check    build, boot and run the tests (T=pattern selects tests)"
 	@echo "make bench    build, boot and run the benchmarks (one boot)"
+	@echo "make stress   throw from both vCPUs while programs come and go"
+	@echo "make fuzz     load thousands of generated programs that throw"
+	@echo "              (FLAVOUR=debug VM_MEM=2G: on the KASAN/lockdep kernel)"
 	@echo "make shell    boot the guest with an interactive shell"
 	@echo "make build    build kernel, test runner and initramfs only"
 
@@ -18,6 +21,12 @@ check:
 
 bench:
 	harness/bench.sh
+
+stress: build
+	harness/vm.sh -t 3000 exceptions-stress $(THROWS)
+
+fuzz: build
+	harness/vm.sh -t 3000 exceptions-fuzz $(COUNT) $(SEED)
 
 build:
 	harness/build.sh

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Build the demo (examples/packet-parser) with clang 14 and clang 16, and
-# the benchmark (bench/) with clang 14, against Debian's libbpf: the header
+# the benchmark (bench/) and the stress test (stress/) with clang 14, and
+# the fuzzer (fuzz/), against Debian's libbpf: the header
 # for BPF programs is exported from the patched tree, as a program built
 # outside the kernel tree would get it.  Prints the binaries built.
 source "$(dirname "$0")/lib.sh"
@@ -24,3 +25,11 @@ build_app() {
 build_app examples/packet-parser parser.bpf.c parser.c parser packet-parser-clang14 clang-14
 build_app examples/packet-parser parser.bpf.c parser.c parser packet-parser-clang16 clang-16
 build_app bench exceptions.bpf.c bench.c bench exceptions-bench clang-14
+build_app stress stress.bpf.c stress.c stress exceptions-stress clang-14
+
+# The fuzzer writes raw BPF instructions: no BPF object to build.
+mkdir -p "$GUEST/apps/exceptions-fuzz"
+if ! cc -O2 -g -Wall -Werror "$REPO/fuzz/fuzz.c" -lbpf -o "$GUEST/apps/exceptions-fuzz/exceptions-fuzz"; then
+	die "building exceptions-fuzz failed"
+fi
+echo "$GUEST/apps/exceptions-fuzz/exceptions-fuzz"
