@@ -60,7 +60,7 @@ set -e
 tr -d '\r' < "$run/results.log" > "$run/results.txt"
 sed '/^BPFEXC-EXIT /,$d' "$run/results.txt"
 
-splat='WARNING:|BUG:|Oops|Kernel panic|general protection fault|KASAN|UBSAN|'
+splat='WARNING:|BUG:|Oops|Kernel panic|general protection fault|UBSAN:|'
 splat+='possible (circular|recursive) locking|INFO: (lockdep|task .* blocked|rcu_)|'
 splat+='unreferenced object|Call Trace:|kernel BUG|stack-protector|double fault'
 if [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
