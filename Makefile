@@ -1,7 +1,7 @@
 # BPF exceptions for Linux 6.1: entry points.  Everything runs through the
 # scripts in harness/; big outputs live in $(BPFEXC_CACHE), see README.md.
 
-.PHONY: run check bench stress fuzz build shell help
+.PHONY: run check bench stress fuzz regress build shell help
 
 help:
 	@echo "make run      build, boot the patched kernel in QEMU and run the demo"
@@ -10,6 +10,7 @@ help:
 	@echo "make stress   throw from both vCPUs while programs come and go"
 	@echo "make fuzz     load thousands of generated programs that throw"
 	@echo "              (FLAVOUR=debug VM_MEM=2G: on the KASAN/lockdep kernel)"
+	@echo "make regress  the tree's BPF tests on the baseline and patched kernels"
 	@echo "make shell    boot the guest with an interactive shell"
 	@echo "make build    build kernel, test runner and initramfs only"
 
@@ -27,6 +28,9 @@ stress: build
 
 fuzz: build
 	harness/vm.sh -t 3000 exceptions-fuzz $(COUNT) $(SEED)
+
+regress:
+	harness/regress.sh
 
 build:
 	harness/build.sh

@@ -11,11 +11,11 @@ set -euo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 HARNESS=$REPO/harness
 CACHE=${BPFEXC_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/bpf-exceptions}
-KSRC=$CACHE/linux-source-6.1
+KSRC=${BPFEXC_KSRC:-$CACHE/linux-source-6.1}
 # Kernel flavour: lean (default) or another fragment in harness/config/.
 FLAVOUR=${FLAVOUR:-lean}
-KBUILD=$CACHE/build-$FLAVOUR
-GUEST=$CACHE/guest-$FLAVOUR
+KBUILD=${BPFEXC_KBUILD:-$CACHE/build-$FLAVOUR}
+GUEST=${BPFEXC_GUEST:-$CACHE/guest-$FLAVOUR}
 export CCACHE_DIR=${CCACHE_DIR:-$CACHE/ccache}
 
 log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }

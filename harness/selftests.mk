@@ -9,6 +9,7 @@
 #
 # Inputs: KSRC (patched tree), KBUILD (its build dir, for vmlinux),
 #         OUT (output dir), TESTS (prog_tests/<name>.c names).
+# Targets: all (test_progs and the BPF objects), test_verifier.
 
 ST      := $(KSRC)/tools/testing/selftests/bpf
 CLANG   ?= clang
@@ -20,11 +21,16 @@ VMLINUX_H := $(OUT)/vmlinux.h
 
 TEST_SRCS := $(foreach t,$(TESTS),$(ST)/prog_tests/$(t).c)
 $(foreach s,$(TEST_SRCS),$(if $(wildcard $(s)),,$(error no such test: $(s))))
-# BPF objects named by the tests, as <name> stems.
-USED    := $(sort $(shell grep -hoE '[A-Za-z0-9_]+\.(skel\.h|lskel\.h|bpf\.o)' \
-		$(TEST_SRCS) | sed -E 's/\.(skel\.h|lskel\.h|bpf\.o)$$//'))
+# BPF objects named by the tests, as <name> stems, and the skeletons they
+# include (some objects, freplace ones for instance, have none).
+names    = $(sort $(shell grep -hoE '[A-Za-z0-9_]+\.$(1)' $(TEST_SRCS) | \
+		sed -E 's/\.$(1)$$//'))
+SKEL_USED  := $(call names,skel\.h)
+LSKEL_USED := $(call names,lskel\.h)
+USED     := $(sort $(SKEL_USED) $(LSKEL_USED) $(call names,bpf\.o))
 BPF_OBJS := $(patsubst %,$(OUT)/%.bpf.o,$(USED))
-SKELS   := $(patsubst %,$(OUT)/%.skel.h,$(USED)) $(patsubst %,$(OUT)/%.lskel.h,$(USED))
+SKELS    := $(patsubst %,$(OUT)/%.skel.h,$(SKEL_USED)) \
+	    $(patsubst %,$(OUT)/%.lskel.h,$(LSKEL_USED))
 
 EXTRA_SRCS := test_progs.c cgroup_helpers.c trace_helpers.c network_helpers.c \
 	      testing_helpers.c btf_helpers.c cap_helpers.c test_loader.c
@@ -60,11 +66,15 @@ $(OUT)/%.bpf.o: $(ST)/progs/%.c $(wildcard $(ST)/progs/*.h) $(VMLINUX_H) | $(LIB
 	$(CLANG) $(BPF_CFLAGS) -target bpf -mcpu=v3 -c $< -o $@
 
 # Like the tree's Makefile: link the object through bpftool (static
-# linking normalises it) and generate both skeleton flavours.
-$(OUT)/%.skel.h $(OUT)/%.lskel.h &: $(OUT)/%.bpf.o | $(BPFTOOL)
-	$(BPFTOOL) gen object $(OUT)/$*.linked.o $<
-	$(BPFTOOL) gen skeleton $(OUT)/$*.linked.o name $* > $(OUT)/$*.skel.h
-	$(BPFTOOL) gen skeleton -L $(OUT)/$*.linked.o name $*_lskel > $(OUT)/$*.lskel.h
+# linking normalises it) and generate the skeleton.
+$(OUT)/%.linked.o: $(OUT)/%.bpf.o | $(BPFTOOL)
+	$(BPFTOOL) gen object $@ $<
+
+$(OUT)/%.skel.h: $(OUT)/%.linked.o
+	$(BPFTOOL) gen skeleton $< name $* > $@
+
+$(OUT)/%.lskel.h: $(OUT)/%.linked.o
+	$(BPFTOOL) gen skeleton -L $< name $*_lskel > $@
 
 $(OUT)/prog_tests/tests.h: $(TEST_SRCS)
 	mkdir -p $(@D)
@@ -80,6 +90,16 @@ $(OUT)/%.o: $(ST)/%.c | $(LIBBPF)
 
 $(OUT)/test_progs: $(TEST_OBJS) $(EXTRA_OBJS) $(LIBBPF)
 	$(CC) $(CFLAGS) -rdynamic $^ $(LDLIBS) -o $@
+
+# The tree's test_verifier, all of it (for harness/regress.sh)
+$(OUT)/verifier/tests.h: $(wildcard $(ST)/verifier/*.c)
+	mkdir -p $(@D)
+	(echo '#ifdef FILL_ARRAY'; for f in $(sort $^); do echo "#include \"$$f\""; done; \
+	 echo '#endif') > $@
+
+$(OUT)/test_verifier: $(ST)/test_verifier.c $(OUT)/verifier/tests.h $(OUT)/testing_helpers.o \
+		      $(OUT)/cap_helpers.o $(LIBBPF)
+	$(CC) $(CFLAGS) $(filter %.c %.o %.a,$^) $(LDLIBS) -o $@
 
 .PHONY: all
 .DELETE_ON_ERROR:

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# `make regress`: the tree's own BPF tests on the unpatched baseline and on
+# the patched kernel, same lean config, same guest, same test binaries
+# (built from the patched tree: the series adds tests but changes none).
+# Prints both tallies side by side and fails if a test that passes on the
+# baseline fails on the patched kernel.
+#   test_verifier: all of it.  test_progs: the tests in regress.list.
+source "$(dirname "$0")/lib.sh"
+
+"$HARNESS/build.sh" >/dev/null		# patched kernel (and the tree)
+base_src=$CACHE/linux-baseline
+base_build=$CACHE/build-baseline
+if [ ! -d "$base_src/.git" ] && [ ! -f "$base_src/.git" ]; then
+	git -C "$KSRC" worktree prune
+	git -C "$KSRC" worktree add -f "$base_src" baseline >/dev/null
+fi
+log "building the baseline kernel (Debian source without the series)"
+BPFEXC_KSRC=$base_src BPFEXC_KBUILD=$base_build "$HARNESS/kernel.sh"
+
+out=$CACHE/guest-regress
+tests=$(sed -e 's/#.*//' "$HARNESS/regress.list" | xargs)
+mkdir -p "$out/selftests"
+log "building test_verifier and test_progs ($tests)"
+make -s -j"$(nproc)" -f "$HARNESS/selftests.mk" KSRC="$KSRC" KBUILD="$KBUILD" \
+	OUT="$out/selftests" TESTS="$tests" all "$out/selftests/test_verifier" \
+	>"$out/selftests.log" 2>&1 || { tail -n 20 "$out/selftests.log"; die "build failed"; }
+BPFEXC_GUEST=$out "$HARNESS/initramfs.sh" "$out/selftests" "$out/selftests/test_verifier"
+
+# One boot per kernel: test_verifier, then test_progs
+cmd='test_verifier > /tmp/tv.log 2>&1; grep -E "^#[0-9].* FAIL|^Summary" /tmp/tv.log | sed "s/^/TV /"; ./test_progs; true'
+for k in baseline patched; do
+	kb=$KBUILD
+	[ $k = baseline ] && kb=$base_build
+	log "booting the $k kernel"
+	rc=0
+	BPFEXC_KBUILD=$kb BPFEXC_GUEST=$out "$HARNESS/vm.sh" -t 1800 sh -c "$cmd" > "$out/$k.log" || rc=$?
+	log "$k kernel: vm.sh status $rc (125: a splat or crash, 124: hang)"
+	echo "VMRC $rc" >> "$out/$k.log"
+done
+
+# Per test: test_progs results, test_verifier failures
+awk '
+	FNR == 1 { k = (FILENAME ~ /baseline/) ? "b" : "p" }
+	/^#[0-9]+(\/[0-9]+)?[ \t]+[^ ]+:(OK|FAIL|SKIP)/ {
+		r = $2; sub(/.*:/, "", r); n = $2; sub(/:[A-Z]+$/, "", n)
+		res[k, n] = r; names[n] = 1; cnt[k, r]++
+	}
+	/^TV #/ { tvfail[k, $2] = 1; tvn[k]++ }
+	/^TV Summary/ { tvsum[k] = $0; sub(/^TV /, "", tvsum[k]) }
+	/^VMRC / { vmrc[k] = $2 }
+	END {
+		printf "%-14s %-40s %s\n", "", "baseline", "patched"
+		printf "%-14s %-40s %s\n", "test_verifier", tvsum["b"], tvsum["p"]
+		printf "%-14s %-40s %s\n", "test_progs",
+			sprintf("%d OK, %d FAIL, %d SKIP", cnt["b","OK"], cnt["b","FAIL"], cnt["b","SKIP"]),
+			sprintf("%d OK, %d FAIL, %d SKIP", cnt["p","OK"], cnt["p","FAIL"], cnt["p","SKIP"])
+		bad = 0
+		for (n in names)
+			if (res["b", n] == "OK" && res["p", n] != "OK") {
+				print "REGRESSION test_progs " n ": " res["p", n]; bad++
+			}
+		for (key in tvfail) {
+			split(key, a, SUBSEP)
+			if (a[1] == "p" && !(("b", a[2]) in tvfail)) {
+				print "REGRESSION test_verifier " a[2]; bad++
+			}
+		}
+		if (!tvsum["b"] || !tvsum["p"]) { print "a test_verifier run did not finish"; bad++ }
+		if (vmrc["p"] != 0 && vmrc["p"] != vmrc["b"]) { print "the patched guest ended with status " vmrc["p"]; bad++ }
+		printf "%d regressions\n", bad
+		exit bad > 0
+	}' "$out/baseline.log" "$out/patched.log"
