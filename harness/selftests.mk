@@ -76,10 +76,14 @@ $(OUT)/%.skel.h: $(OUT)/%.linked.o
 $(OUT)/%.lskel.h: $(OUT)/%.linked.o
 	$(BPFTOOL) gen skeleton -L $< name $*_lskel > $@
 
-$(OUT)/prog_tests/tests.h: $(TEST_SRCS)
-	mkdir -p $(@D)
+# tests.h follows the list of tests, not only their sources
+TESTS_STAMP := $(OUT)/prog_tests/tests.list
+$(shell mkdir -p $(OUT)/prog_tests; echo '$(TESTS)' | cmp -s - $(TESTS_STAMP) || \
+	echo '$(TESTS)' > $(TESTS_STAMP))
+
+$(OUT)/prog_tests/tests.h: $(TEST_SRCS) $(TESTS_STAMP)
 	sed -n -E 's/^void (serial_)?test_([a-zA-Z0-9_]+)\((void)?\).*/DEFINE_TEST(\2)/p' \
-		$^ | sort > $@
+		$(TEST_SRCS) | sort > $@
 
 $(OUT)/%.test.o: $(ST)/prog_tests/%.c $(SKELS) | $(LIBBPF)
 	$(CC) $(CFLAGS) -c $< -o $@
