@@ -27,6 +27,15 @@ build_app examples/packet-parser parser.bpf.c parser.c parser packet-parser-clan
 build_app bench exceptions.bpf.c bench.c bench exceptions-bench clang-14
 build_app stress stress.bpf.c stress.c stress exceptions-stress clang-14
 
+# make bench also measures the verifier on the demo's parser against the
+# same parser written with explicit error propagation: both objects go to
+# the guest's /selftests.
+clang-14 -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Werror \
+	-I"$GUEST/apps/exceptions-bench" -I"$REPO/examples/packet-parser" \
+	-c "$REPO/bench/parser_explicit.bpf.c" -o "$GUEST/selftests/bench_parser_explicit.bpf.o" ||
+	die "building bench/parser_explicit.bpf.c failed"
+cp "$GUEST/apps/packet-parser-clang14/parser.bpf.o" "$GUEST/selftests/bench_parser_assert.bpf.o"
+
 # The fuzzer writes raw BPF instructions: no BPF object to build.
 mkdir -p "$GUEST/apps/exceptions-fuzz"
 if ! cc -O2 -g -Wall -Werror "$REPO/fuzz/fuzz.c" -lbpf -o "$GUEST/apps/exceptions-fuzz/exceptions-fuzz"; then
