@@ -19,5 +19,5 @@ if ! make -s -j"$(nproc)" -f "$HARNESS/selftests.mk" KSRC="$KSRC" KBUILD="$KBUIL
 fi
 log "test runner built in $((SECONDS - start)) s"
 log "building the demo and the benchmark with Debian's clang and libbpf"
-mapfile -t demos < <("$HARNESS/build-demo.sh")
+mapfile -t demos < <("$HARNESS/build-apps.sh")
 "$HARNESS/initramfs.sh" "$GUEST/selftests" "${demos[@]}" "$@"

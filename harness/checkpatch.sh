@@ -5,7 +5,10 @@ source "$(dirname "$0")/lib.sh"
 # spdxcheck.py needs python3-ply: use Debian's python3, not another one
 export PATH=/usr/bin:$PATH
 bad=0
-cd "$CACHE"  # checkpatch leaves a cache file in the current directory
+# Run outside this repository: checkpatch treats a path that git tracks in
+# the current repository as a source file (file mode), not as a patch, and
+# it leaves a cache file in the current directory.
+cd "$CACHE"
 for p in $(sed -e 's/#.*//' "$REPO/patches/series"); do
 	out=$(perl "$KSRC/scripts/checkpatch.pl" --strict -q --no-summary \
 		"$REPO/patches/$p" 2>&1) || true

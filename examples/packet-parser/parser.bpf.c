@@ -16,6 +16,7 @@
 #include <bpf/bpf_endian.h>
 #include "bpf_exceptions.h"
 #include "parser.h"
+#include "parser_common.bpf.h"
 
 char _license[] SEC("license") = "GPL";
 
@@ -23,22 +24,6 @@ char _license[] SEC("license") = "GPL";
 __u64 class_packets[NR_CLASSES];
 __u64 last_cookie;
 __u64 exceptions;
-
-#define ETH_P_IP	0x0800
-#define IP_MF		0x2000
-#define IP_OFFSET	0x1fff
-
-/* Global, so verified on its own: callers learn nothing about its result */
-__noinline int port_class(__u32 port)
-{
-	if (port == 53)
-		return CLASS_DNS;
-	if (port == 80 || port == 443)
-		return CLASS_WEB;
-	if (port < 1024)
-		return CLASS_OTHER_SYSTEM;
-	return CLASS_OTHER;
-}
 
 static __noinline int parse_l4(struct xdp_md *ctx, __u32 off, __u8 proto)
 {
