@@ -171,13 +171,14 @@ static int load_file_stats(const char *path, struct vstats *v)
 
 int main(int argc, char **argv)
 {
-	struct stat ns_a = {}, ns_b = {}, ns_c = {}, r_ab = {}, r_ac = {};
+	struct stat ns_a = {}, ns_b = {}, ns_c = {}, ns_d = {};
+	struct stat r_ab = {}, r_ac = {}, r_ad = {}, r_dc = {};
 	struct stat ret_ns[DEPTHS] = {}, thr_ns[DEPTHS] = {}, ratio[DEPTHS] = {};
 	struct stat vt_a = {}, vt_b = {};
 	struct vstats va = {}, vb = {};
 	struct bench *skel;
-	unsigned int len_a, len_b, len_c;
-	int r, d, ret_a, ret_b, ret_c, ret;
+	unsigned int len_a, len_b, len_c, len_d;
+	int r, d, ret_a, ret_b, ret_c, ret_d, ret;
 
 	if (argc > 1)
 		rounds = atoi(argv[1]);
@@ -196,21 +197,27 @@ int main(int argc, char **argv)
 	len_a = jited_len(skel->progs.path_assert);
 	len_b = jited_len(skel->progs.path_explicit);
 	len_c = jited_len(skel->progs.path_nocheck);
+	len_d = jited_len(skel->progs.path_checkonly);
 
 	for (r = 0; r < rounds; r++) {
 		double a = run_ns(skel->progs.path_assert, &ret_a);
 		double b = run_ns(skel->progs.path_explicit, &ret_b);
 		double c = run_ns(skel->progs.path_nocheck, &ret_c);
+		double dd = run_ns(skel->progs.path_checkonly, &ret_d);
 
-		if (ret_a != ret_b || ret_a != ret_c) {
-			fprintf(stderr, "variants disagree: %d %d %d\n", ret_a, ret_b, ret_c);
+		if (ret_a != ret_b || ret_a != ret_c || ret_a != ret_d) {
+			fprintf(stderr, "variants disagree: %d %d %d %d\n", ret_a, ret_b,
+				ret_c, ret_d);
 			return 1;
 		}
 		add(&ns_a, a);
 		add(&ns_b, b);
 		add(&ns_c, c);
+		add(&ns_d, dd);
 		add(&r_ab, a / b);
 		add(&r_ac, a / c);
+		add(&r_ad, a / dd);
+		add(&r_dc, dd / c);
 		for (d = 1; d <= DEPTHS; d++) {
 			double tr, tt;
 
@@ -227,12 +234,16 @@ int main(int argc, char **argv)
 			add(&thr_ns[d - 1], tt);
 			add(&ratio[d - 1], tt / tr);
 		}
-		/* Verification time: load the object again */
+		/* Verification time: load the object again, before unloading
+		 * the old one, so that no load pays for allocating JIT memory
+		 * the unload just gave back
+		 */
 		if (r) {
 			struct vstats a2 = {}, b2 = {};
+			struct bench *old = skel;
 
-			bench__destroy(skel);
 			skel = load(&a2, &b2);
+			bench__destroy(old);
 			for (d = 0; d < 64; d++)
 				skel->bss->table[d] = d * 2654435761u;
 			add(&vt_a, a2.usec);
@@ -252,8 +263,11 @@ int main(int argc, char **argv)
 	printf("   %-22s %-28s %u\n", "(a) bpf_assert", fmt(&ns_a, "%.1f"), len_a);
 	printf("   %-22s %-28s %u\n", "(b) explicit checks", fmt(&ns_b, "%.1f"), len_b);
 	printf("   %-22s %-28s %u\n", "(c) no checks", fmt(&ns_c, "%.1f"), len_c);
+	printf("   %-22s %-28s %u\n", "(d) checks, no throw", fmt(&ns_d, "%.1f"), len_d);
 	printf("   %-22s %-28s target <= 1.00\n", "a/b", fmt(&r_ab, "%.3f"));
 	printf("   %-22s %-28s target <= 1.05\n", "a/c", fmt(&r_ac, "%.3f"));
+	printf("   %-22s %-28s what exceptions add to the checks\n", "a/d", fmt(&r_ad, "%.3f"));
+	printf("   %-22s %-28s what the checks cost by themselves\n", "d/c", fmt(&r_dc, "%.3f"));
 	printf("   %-22s %-28.3f target <= 1.00 (assert <= explicit)\n\n", "JIT bytes a/b",
 	       (double)len_a / len_b);
 

@@ -29,8 +29,8 @@ build_app stress stress.bpf.c stress.c stress exceptions-stress clang-14
 
 # make bench also measures the verifier on the demo's parser against the
 # same parser written with explicit error propagation: both objects go to
-# the guest's /selftests.
-clang-14 -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Werror \
+# the guest's /selftests, built with the same flags (harness/bpf-app.mk).
+clang-14 -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -Wall -Werror \
 	-I"$GUEST/apps/exceptions-bench" -I"$REPO/examples/packet-parser" \
 	-c "$REPO/bench/parser_explicit.bpf.c" -o "$GUEST/selftests/bench_parser_explicit.bpf.o" ||
 	die "building bench/parser_explicit.bpf.c failed"

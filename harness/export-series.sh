@@ -14,4 +14,5 @@ git format-patch -q --zero-commit --no-signature -o "$REPO/patches" baseline
 } > "$REPO/patches/series"
 # The tree now holds exactly the series: mark it so builds stay incremental.
 git config bpfexc.series "$(cd "$REPO/patches" && cat series $(sed -e 's/#.*//' series) | sha1sum | cut -c1-40)"
+git config bpfexc.head "$(git rev-parse HEAD)"
 log "exported $(git rev-list --count baseline..HEAD) patches to patches/"

@@ -37,8 +37,12 @@ fi
 mapfile -t patches < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$REPO/patches/series")
 want=$(cd "$REPO/patches" && cat series ${patches[@]+"${patches[@]}"} | sha1sum | cut -c1-40)
 have=$(g config --get bpfexc.series 2>/dev/null || true)
+# The commit the series was applied as: commits made in the tree since
+# (hacking) make it differ from the series as much as edits do.
+head=$(g config --get bpfexc.head 2>/dev/null || true)
 
-if [ "$want" = "$have" ] && [ -z "$(g status --porcelain)" ]; then
+if [ "$want" = "$have" ] && [ "$(g rev-parse HEAD)" = "$head" ] &&
+   [ -z "$(g status --porcelain)" ]; then
 	log "tree up to date: ${#patches[@]} patches applied"
 	exit 0
 fi
@@ -59,3 +63,4 @@ for p in ${patches[@]+"${patches[@]}"}; do
 	log "  applied $p"
 done
 g config bpfexc.series "$want"
+g config bpfexc.head "$(g rev-parse HEAD)"
