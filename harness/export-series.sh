@@ -7,7 +7,11 @@ source "$(dirname "$0")/lib.sh"
 cd "$KSRC"
 [ -z "$(git status --porcelain)" ] || die "uncommitted changes in $KSRC"
 rm -f "$REPO"/patches/*.patch
-git format-patch -q --zero-commit --no-signature -o "$REPO/patches" baseline
+# Empty context lines as empty lines, not a lone space: checkpatch run on
+# a tracked patch file (file mode) takes that space for trailing whitespace;
+# git am reads both the same.
+git -c diff.suppressBlankEmpty=true format-patch -q --zero-commit --no-signature \
+	-o "$REPO/patches" baseline
 {
 	echo "# The BPF exceptions series, in order (git format-patch files in this folder)."
 	(cd "$REPO/patches" && ls -1 ./*.patch | sed 's|^\./||')
