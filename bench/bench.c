@@ -126,7 +126,9 @@ static void parse_log(const char *log, struct vstats *v)
 
 static char log_a[1 << 16], log_b[1 << 16];
 
-/* Load the object once, with the verifier's statistics for both paths */
+/* Load the object, with the verifier's statistics for both paths, and
+ * fill the parser's table
+ */
 static struct bench *load(struct vstats *a, struct vstats *b)
 {
 	struct bench *skel = bench__open();
@@ -145,6 +147,8 @@ static struct bench *load(struct vstats *a, struct vstats *b)
 	}
 	parse_log(log_a, a);
 	parse_log(log_b, b);
+	for (int i = 0; i < 64; i++)
+		skel->bss->table[i] = i * 2654435761u;
 	return skel;
 }
 
@@ -192,8 +196,6 @@ int main(int argc, char **argv)
 		pkt[d] = (d * 7) % 64;
 
 	skel = load(&va, &vb);
-	for (d = 0; d < 64; d++)
-		skel->bss->table[d] = d * 2654435761u;
 	len_a = jited_len(skel->progs.path_assert);
 	len_b = jited_len(skel->progs.path_explicit);
 	len_c = jited_len(skel->progs.path_nocheck);
@@ -244,8 +246,6 @@ int main(int argc, char **argv)
 
 			skel = load(&a2, &b2);
 			bench__destroy(old);
-			for (d = 0; d < 64; d++)
-				skel->bss->table[d] = d * 2654435761u;
 			add(&vt_a, a2.usec);
 			add(&vt_b, b2.usec);
 		} else {

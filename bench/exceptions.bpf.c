@@ -26,6 +26,48 @@ char _license[] SEC("license") = "GPL";
 
 __u32 table[TABLE];
 
+/*
+ * The parser of variants a, c and d: four subprogs and the program, which
+ * differ only in v##_get(), the lookup of one index: one text, so that the
+ * variants measured are the same code but for that.
+ */
+#define PARSER(v, name)							\
+static __noinline __u32 v##_l4(__u16 *p)				\
+{									\
+	__u32 sum = 0;							\
+	int i;								\
+									\
+	for (i = 0; i < WORDS; i++)					\
+		sum += v##_get(p, 4 + i) ^ i;				\
+	return sum;							\
+}									\
+									\
+static __noinline __u32 v##_l3(__u16 *p)				\
+{									\
+	return v##_get(p, 3) + v##_l4(p);				\
+}									\
+									\
+static __noinline __u32 v##_l2(__u16 *p)				\
+{									\
+	return v##_get(p, 2) + v##_l3(p);				\
+}									\
+									\
+static __noinline __u32 v##_l1(__u16 *p)				\
+{									\
+	return v##_get(p, 1) + v##_l2(p);				\
+}									\
+									\
+SEC("tc")								\
+int name(struct __sk_buff *ctx)						\
+{									\
+	void *data_end = (void *)(long)ctx->data_end;			\
+	void *data = (void *)(long)ctx->data;				\
+									\
+	if (data + PKT_BYTES > data_end)				\
+		return 0;						\
+	return v##_l1(data) & 0xff;					\
+}
+
 /* ---- 1a: assertions ---- */
 static __always_inline __u32 a_get(__u16 *p, int i)
 {
@@ -35,41 +77,7 @@ static __always_inline __u32 a_get(__u16 *p, int i)
 	return table[idx];
 }
 
-static __noinline __u32 a_l4(__u16 *p)
-{
-	__u32 sum = 0;
-	int i;
-
-	for (i = 0; i < WORDS; i++)
-		sum += a_get(p, 4 + i) ^ i;
-	return sum;
-}
-
-static __noinline __u32 a_l3(__u16 *p)
-{
-	return a_get(p, 3) + a_l4(p);
-}
-
-static __noinline __u32 a_l2(__u16 *p)
-{
-	return a_get(p, 2) + a_l3(p);
-}
-
-static __noinline __u32 a_l1(__u16 *p)
-{
-	return a_get(p, 1) + a_l2(p);
-}
-
-SEC("tc")
-int path_assert(struct __sk_buff *ctx)
-{
-	void *data_end = (void *)(long)ctx->data_end;
-	void *data = (void *)(long)ctx->data;
-
-	if (data + PKT_BYTES > data_end)
-		return 0;
-	return a_l1(data) & 0xff;
-}
+PARSER(a, path_assert)
 
 /* ---- 1b: explicit checks, errors returned through every caller ---- */
 static __always_inline int b_get(__u16 *p, int i, __u32 *v)
@@ -152,41 +160,7 @@ static __always_inline __u32 c_get(__u16 *p, int i)
 	return table[p[i] & (TABLE - 1)];
 }
 
-static __noinline __u32 c_l4(__u16 *p)
-{
-	__u32 sum = 0;
-	int i;
-
-	for (i = 0; i < WORDS; i++)
-		sum += c_get(p, 4 + i) ^ i;
-	return sum;
-}
-
-static __noinline __u32 c_l3(__u16 *p)
-{
-	return c_get(p, 3) + c_l4(p);
-}
-
-static __noinline __u32 c_l2(__u16 *p)
-{
-	return c_get(p, 2) + c_l3(p);
-}
-
-static __noinline __u32 c_l1(__u16 *p)
-{
-	return c_get(p, 1) + c_l2(p);
-}
-
-SEC("tc")
-int path_nocheck(struct __sk_buff *ctx)
-{
-	void *data_end = (void *)(long)ctx->data_end;
-	void *data = (void *)(long)ctx->data;
-
-	if (data + PKT_BYTES > data_end)
-		return 0;
-	return c_l1(data) & 0xff;
-}
+PARSER(c, path_nocheck)
 
 /* ---- 1d: the same checks without exceptions or error propagation: an
  * index out of range reads entry 0.  What the eleven compare-and-branch
@@ -202,41 +176,7 @@ static __always_inline __u32 d_get(__u16 *p, int i)
 	return table[idx];
 }
 
-static __noinline __u32 d_l4(__u16 *p)
-{
-	__u32 sum = 0;
-	int i;
-
-	for (i = 0; i < WORDS; i++)
-		sum += d_get(p, 4 + i) ^ i;
-	return sum;
-}
-
-static __noinline __u32 d_l3(__u16 *p)
-{
-	return d_get(p, 3) + d_l4(p);
-}
-
-static __noinline __u32 d_l2(__u16 *p)
-{
-	return d_get(p, 2) + d_l3(p);
-}
-
-static __noinline __u32 d_l1(__u16 *p)
-{
-	return d_get(p, 1) + d_l2(p);
-}
-
-SEC("tc")
-int path_checkonly(struct __sk_buff *ctx)
-{
-	void *data_end = (void *)(long)ctx->data_end;
-	void *data = (void *)(long)ctx->data;
-
-	if (data + PKT_BYTES > data_end)
-		return 0;
-	return d_l1(data) & 0xff;
-}
+PARSER(d, path_checkonly)
 
 /* ---- 2: throw against return, from frame 'depth' (1 = main) ---- */
 int depth = 1;
