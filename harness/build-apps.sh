@@ -29,11 +29,16 @@ build_app stress stress.bpf.c stress.c stress exceptions-stress clang-14
 
 # make bench also measures the verifier on the demo's parser against the
 # same parser written with explicit error propagation: both objects go to
-# the guest's /selftests, built with the same flags (harness/bpf-app.mk).
-clang-14 -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -Wall -Werror \
-	-I"$GUEST/apps/exceptions-bench" -I"$REPO/examples/packet-parser" \
-	-c "$REPO/bench/parser_explicit.bpf.c" -o "$GUEST/selftests/bench_parser_explicit.bpf.o" ||
+# the guest's /selftests, built by the same rule (harness/bpf-app.mk).
+bench_out=$GUEST/apps/exceptions-bench
+if ! make -s -f "$HARNESS/bpf-app.mk" SRC="$REPO/bench" BPF_SRC=parser_explicit.bpf.c \
+	SKEL=parser_explicit CLANG=clang-14 VMLINUX="$KBUILD/vmlinux" HEADER="$header" \
+	OUT="$bench_out" BPF_INCLUDES="-I$REPO/examples/packet-parser" \
+	"$bench_out/parser_explicit.bpf.o" >"$bench_out/parser_explicit.log" 2>&1; then
+	cat "$bench_out/parser_explicit.log" >&2
 	die "building bench/parser_explicit.bpf.c failed"
+fi
+cp "$bench_out/parser_explicit.bpf.o" "$GUEST/selftests/bench_parser_explicit.bpf.o"
 cp "$GUEST/apps/packet-parser-clang14/parser.bpf.o" "$GUEST/selftests/bench_parser_assert.bpf.o"
 
 # The fuzzer writes raw BPF instructions: no BPF object to build.
