@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Everything a guest run needs: Debian packages, the patched tree, the
-# kernel, the selftest runner with the tests in harness/tests.list, the
-# demo, and the initramfs (with any extra binaries given as arguments).
+# kernel and bpf_testmod.ko, the selftest runner with the tests in
+# harness/tests.list, the demo, and the initramfs (with any extra binaries
+# given as arguments).
 source "$(dirname "$0")/lib.sh"
 
 "$HARNESS/deps.sh"
 "$HARNESS/tree.sh"
 "$HARNESS/kernel.sh"
+"$HARNESS/testmod.sh"
 
 tests=$(sed -e 's/#.*//' "$HARNESS/tests.list" | xargs)
 log "building test runner: $tests"

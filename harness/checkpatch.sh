@@ -9,9 +9,13 @@ bad=0
 # the current repository as a source file (file mode), not as a patch, and
 # it leaves a cache file in the current directory.
 cd "$CACHE"
+# FILE_PATH_CHANGES ("does MAINTAINERS need updating?") is raised by every
+# patch that adds a file without touching MAINTAINERS; the series adds its
+# MAINTAINERS entry once, for all its files, in the first patch that adds
+# one, so the tests patch would raise it.  Every other check stays on.
 for p in $(sed -e 's/#.*//' "$REPO/patches/series"); do
 	out=$(perl "$KSRC/scripts/checkpatch.pl" --strict -q --no-summary \
-		"$REPO/patches/$p" 2>&1) || true
+		--ignore FILE_PATH_CHANGES "$REPO/patches/$p" 2>&1) || true
 	n=$(grep -cE '^(ERROR|WARNING|CHECK):' <<<"$out" || true)
 	printf '%3d findings  %s\n' "$n" "$p"
 	if [ "$n" != 0 ]; then bad=1; echo "$out"; fi

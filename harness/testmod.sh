@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Build the selftests' bpf_testmod.ko (test kfuncs; test_progs loads it
+# from its directory) against the kernel build, into $GUEST/bpf_testmod.
+# The module is built from a copy: Kbuild writes its outputs beside the
+# sources, and the tree must stay as the series left it.
+source "$(dirname "$0")/lib.sh"
+
+src=$KSRC/tools/testing/selftests/bpf/bpf_testmod
+dir=$GUEST/bpf_testmod
+mkdir -p "$dir"
+for f in "$src"/*; do
+	cmp -s "$f" "$dir/$(basename "$f")" || cp "$f" "$dir/"
+done
+if ! make -C "$KBUILD" M="$dir" CC="ccache gcc" modules >"$dir/build.log" 2>&1; then
+	tail -n 20 "$dir/build.log" >&2
+	die "bpf_testmod.ko build failed, see $dir/build.log"
+fi
+log "bpf_testmod.ko built"
