@@ -4,7 +4,8 @@
 # (built from the patched tree: the series adds tests but changes none).
 # Prints both tallies side by side and fails if a test that passes on the
 # baseline fails on the patched kernel.
-#   test_verifier: all of it.  test_progs: the tests in regress.list.
+#   test_verifier: all of it.  test_progs: all of it but the tests in
+#   regress-exclude.list, with each kernel's own bpf_testmod.ko loaded.
 source "$(dirname "$0")/lib.sh"
 
 "$HARNESS/build.sh" >/dev/null		# patched kernel (and the tree)
@@ -18,22 +19,31 @@ log "building the baseline kernel (Debian source without the series)"
 BPFEXC_KSRC=$base_src BPFEXC_KBUILD=$base_build "$HARNESS/kernel.sh"
 
 out=$CACHE/guest-regress
-tests=$(sed -e 's/#.*//' "$HARNESS/regress.list" | xargs)
 mkdir -p "$out/selftests"
-log "building test_verifier and test_progs ($tests)"
+# Each kernel gets the bpf_testmod.ko of its own tree, built against it
+BPFEXC_KSRC=$base_src BPFEXC_KBUILD=$base_build BPFEXC_GUEST=$out/baseline \
+	"$HARNESS/testmod.sh"
+cp "$out/baseline/bpf_testmod/bpf_testmod.ko" "$out/selftests/bpf_testmod-baseline.ko"
+cp "$GUEST/bpf_testmod/bpf_testmod.ko" "$out/selftests/bpf_testmod-patched.ko"
+tests=$(ls "$KSRC"/tools/testing/selftests/bpf/prog_tests/*.c | xargs -n1 basename |
+	sed 's/\.c$//' | grep -vxF -f <(sed -e 's/#.*//' -e 's/[[:space:]]//g' \
+	-e '/^$/d' "$HARNESS/regress-exclude.list") | xargs)
+log "building test_verifier and test_progs ($(wc -w <<<"$tests") tests)"
 make -s -j"$(nproc)" -f "$HARNESS/selftests.mk" KSRC="$KSRC" KBUILD="$KBUILD" \
 	OUT="$out/selftests" TESTS="$tests" all "$out/selftests/test_verifier" \
 	>"$out/selftests.log" 2>&1 || { tail -n 20 "$out/selftests.log"; die "build failed"; }
 BPFEXC_GUEST=$out "$HARNESS/initramfs.sh" "$out/selftests" "$out/selftests/test_verifier"
 
-# One boot per kernel: test_verifier, then test_progs
-cmd='test_verifier > /tmp/tv.log 2>&1; grep -E "^#[0-9].* FAIL|^Summary" /tmp/tv.log | sed "s/^/TV /"; ./test_progs; true'
+# One boot per kernel: test_verifier, then test_progs (which loads
+# ./bpf_testmod.ko itself)
 for k in baseline patched; do
 	kb=$KBUILD
 	[ $k = baseline ] && kb=$base_build
+	cmd="cp bpf_testmod-$k.ko bpf_testmod.ko; test_verifier > /tmp/tv.log 2>&1;"
+	cmd+=' grep -E "^#[0-9].* FAIL|^Summary" /tmp/tv.log | sed "s/^/TV /"; ./test_progs; true'
 	log "booting the $k kernel"
 	rc=0
-	BPFEXC_KBUILD=$kb BPFEXC_GUEST=$out "$HARNESS/vm.sh" -t 1800 sh -c "$cmd" > "$out/$k.log" || rc=$?
+	BPFEXC_KBUILD=$kb BPFEXC_GUEST=$out "$HARNESS/vm.sh" -t 3600 sh -c "$cmd" > "$out/$k.log" || rc=$?
 	log "$k kernel: vm.sh status $rc (125: a splat or crash, 124: hang)"
 	echo "VMRC $rc" >> "$out/$k.log"
 done

@@ -27,7 +27,10 @@ names    = $(sort $(shell grep -hoE '[A-Za-z0-9_]+\.$(1)' $(TEST_SRCS) | \
 		sed -E 's/\.$(1)$$//'))
 SKEL_USED  := $(call names,skel\.h)
 LSKEL_USED := $(call names,lskel\.h)
-USED     := $(sort $(SKEL_USED) $(LSKEL_USED) $(call names,bpf\.o))
+# Only names of sources in progs/: a test may build a file name at run
+# time ("%s.bpf.o"), which the scan sees as "s".
+USED     := $(foreach u,$(sort $(SKEL_USED) $(LSKEL_USED) $(call names,bpf\.o)),\
+		$(if $(wildcard $(ST)/progs/$(u).c),$(u)))
 BPF_OBJS := $(patsubst %,$(OUT)/%.bpf.o,$(USED))
 SKELS    := $(patsubst %,$(OUT)/%.skel.h,$(SKEL_USED)) \
 	    $(patsubst %,$(OUT)/%.lskel.h,$(LSKEL_USED))
