@@ -35,6 +35,10 @@ testmod=$GUEST/bpf_testmod/bpf_testmod.ko
 for bin in "$@"; do
 	add_binary "$bin" "/usr/bin/$(basename "$bin")"
 done
+# glibc loads libgcc_s when a thread exits (pthread_exit, cancellation);
+# ldd does not list it.
+lib=$(readlink -f /lib/x86_64-linux-gnu/libgcc_s.so.1)
+install -D -m 755 "$lib" "$root/lib/x86_64-linux-gnu/libgcc_s.so.1"
 # Full bpftool for people using the interactive shell.
 [ -x /usr/sbin/bpftool ] && add_binary /usr/sbin/bpftool /usr/sbin/bpftool
 
