@@ -28,10 +28,8 @@ add_binary() {
 
 # Runner and BPF objects: tests load objects by relative path.
 add_binary "$selftests/test_progs" /selftests/test_progs
+# Test kfuncs: test_progs loads bpf_testmod.ko from its directory.
 cp "$selftests"/*.bpf.o "$selftests"/*.ko "$root/selftests/" 2>/dev/null || true
-# Test kfuncs: test_progs loads the module from its directory.
-testmod=$GUEST/bpf_testmod/bpf_testmod.ko
-[ ! -f "$testmod" ] || cp "$testmod" "$root/selftests/"
 for bin in "$@"; do
 	add_binary "$bin" "/usr/bin/$(basename "$bin")"
 done

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Build the selftests' bpf_testmod.ko (test kfuncs; test_progs loads it
-# from its directory) against the kernel build, into $GUEST/bpf_testmod.
+# Build the selftests' bpf_testmod.ko (test kfuncs) against the kernel
+# build, in $GUEST/bpf_testmod, and put it beside the test runner in
+# $GUEST/selftests, where test_progs loads it from.
 # The module is built from a copy: Kbuild writes its outputs beside the
 # sources, and the tree must stay as the series left it.
 source "$(dirname "$0")/lib.sh"
@@ -18,4 +19,6 @@ if ! make -C "$KBUILD" M="$dir" CC="ccache gcc" modules >"$dir/build.log" 2>&1; 
 	tail -n 20 "$dir/build.log" >&2
 	die "bpf_testmod.ko build failed, see $dir/build.log"
 fi
+mkdir -p "$GUEST/selftests"
+cp "$dir/bpf_testmod.ko" "$GUEST/selftests/"
 log "bpf_testmod.ko built"
