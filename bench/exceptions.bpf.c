@@ -2,21 +2,29 @@
 /*
  * Programs for `make bench` (bench/bench.c).
  *
- * 1. The same packet-processing logic, one parser split into four subprogs
- *    (l1 -> l2 -> l3 -> l4), written three ways.  Every subprog takes a
- *    16-bit index from the packet and looks it up in a 64-entry table,
- *    which the verifier only allows with a bound on the index:
- *      a_*: bpf_assert_lt() on the index;
- *      b_*: an explicit check returning -1, propagated through every caller;
- *      c_*: no check: the index is masked (idx & 63);
- *      d_*: the check of (b), falling back to entry 0: no exception, no
- *           error propagation.
+ * 1. Program shapes, each written with assertions (a), with explicit
+ *    checks (b) and without checks, indexes masked (c).  Every check bounds
+ *    a 16-bit index from the packet that looks up a 64-entry table, which
+ *    the verifier only allows with a bound on the index:
+ *    - parser: one parser split into four subprogs (l1 -> l2 -> l3 -> l4),
+ *      eleven checks; (b) returns -1 through every caller; (d) is the check
+ *      of (b) falling back to entry 0: no exception, no error propagation;
+ *    - regs: a main function that keeps four results in R6-R9 across its
+ *      calls to two subprogs (eleven checks); (b) checks every call;
+ *    - flat: one function, no subprogs, eight checks, each with its own
+ *      cookie (a) or error code (b).
  * 2. A chain of 1 to 8 frames that throws at a given depth, or returns from
  *    it normally: the cost of a throw against a return.
+ *
+ * Built twice: as is, and with -DBENCH_NO_THROW, which leaves only the
+ * programs that cannot throw, for a kernel without the series: what such
+ * a program costs there against the patched kernel.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
+#ifndef BENCH_NO_THROW
 #include "bpf_exceptions.h"
+#endif
 
 char _license[] SEC("license") = "GPL";
 
@@ -69,6 +77,7 @@ int name(struct __sk_buff *ctx)						\
 }
 
 /* ---- 1a: assertions ---- */
+#ifndef BENCH_NO_THROW
 static __always_inline __u32 a_get(__u16 *p, int i)
 {
 	__u32 idx = p[i];
@@ -78,6 +87,7 @@ static __always_inline __u32 a_get(__u16 *p, int i)
 }
 
 PARSER(a, path_assert)
+#endif
 
 /* ---- 1b: explicit checks, errors returned through every caller ---- */
 static __always_inline int b_get(__u16 *p, int i, __u32 *v)
@@ -178,6 +188,109 @@ static __always_inline __u32 d_get(__u16 *p, int i)
 
 PARSER(d, path_checkonly)
 
+/* ---- regs: main keeps four results in R6-R9 across its calls ---- */
+#define REGS(v, name)							\
+static __noinline __u32 v##_r1(__u16 *p, int i)			\
+{									\
+	return v##_get(p, i) ^ v##_get(p, i + 1);			\
+}									\
+									\
+static __noinline __u32 v##_r2(__u16 *p, int i)			\
+{									\
+	return v##_get(p, i) + v##_r1(p, i + 1);			\
+}									\
+									\
+SEC("tc")								\
+int name(struct __sk_buff *ctx)						\
+{									\
+	void *data_end = (void *)(long)ctx->data_end;			\
+	void *data = (void *)(long)ctx->data;				\
+	__u32 a, b, c, d;						\
+									\
+	if (data + PKT_BYTES > data_end)				\
+		return 0;						\
+	a = v##_r1(data, 1);						\
+	b = v##_r2(data, 3);						\
+	c = v##_r1(data, 6);						\
+	d = v##_r2(data, 8);						\
+	return (a * 3 + b * 5 + c * 7 + d * 11) & 0xff;			\
+}
+
+#ifndef BENCH_NO_THROW
+REGS(a, regs_assert)
+#endif
+REGS(c, regs_nocheck)
+
+static __noinline int b_r1(__u16 *p, int i, __u32 *out)
+{
+	__u32 x, y;
+
+	if (b_get(p, i, &x) || b_get(p, i + 1, &y))
+		return -1;
+	*out = x ^ y;
+	return 0;
+}
+
+static __noinline int b_r2(__u16 *p, int i, __u32 *out)
+{
+	__u32 x, y;
+
+	if (b_get(p, i, &x) || b_r1(p, i + 1, &y))
+		return -1;
+	*out = x + y;
+	return 0;
+}
+
+SEC("tc")
+int regs_explicit(struct __sk_buff *ctx)
+{
+	void *data_end = (void *)(long)ctx->data_end;
+	void *data = (void *)(long)ctx->data;
+	__u32 a, b, c, d;
+
+	if (data + PKT_BYTES > data_end)
+		return 0;
+	if (b_r1(data, 1, &a) || b_r2(data, 3, &b) || b_r1(data, 6, &c) ||
+	    b_r2(data, 8, &d))
+		return 0;
+	return (a * 3 + b * 5 + c * 7 + d * 11) & 0xff;
+}
+
+/* ---- flat: one function, eight checks with their own cookies ---- */
+#define FLAT(v, name)							\
+SEC("tc")								\
+int name(struct __sk_buff *ctx)						\
+{									\
+	void *data_end = (void *)(long)ctx->data_end;			\
+	void *data = (void *)(long)ctx->data;				\
+	__u16 *p = data;						\
+	__u32 sum = 0;							\
+									\
+	if (data + PKT_BYTES > data_end)				\
+		return 0;						\
+	sum += v##_flat_get(p, 1, 1);					\
+	sum ^= v##_flat_get(p, 2, 2);					\
+	sum += v##_flat_get(p, 3, 3);					\
+	sum ^= v##_flat_get(p, 4, 4);					\
+	sum += v##_flat_get(p, 5, 5);					\
+	sum ^= v##_flat_get(p, 6, 6);					\
+	sum += v##_flat_get(p, 7, 7);					\
+	sum ^= v##_flat_get(p, 8, 8);					\
+	return sum & 0xff;						\
+}
+
+#ifndef BENCH_NO_THROW
+#define a_flat_get(p, i, k)						\
+	({ __u32 __idx = (p)[i]; bpf_assert_lt_value(__idx, TABLE, k); table[__idx]; })
+FLAT(a, flat_assert)
+#endif
+#define b_flat_get(p, i, k)						\
+	({ __u32 __idx = (p)[i]; if (__idx >= TABLE) return k; table[__idx]; })
+FLAT(b, flat_explicit)
+#define c_flat_get(p, i, k) table[(p)[i] & (TABLE - 1)]
+FLAT(c, flat_nocheck)
+
+#ifndef BENCH_NO_THROW
 /* ---- 2: throw against return, from frame 'depth' (1 = main) ---- */
 int depth = 1;
 int do_throw;
@@ -211,3 +324,4 @@ int throw_chain(struct __sk_buff *ctx)
 	}
 	return chain_2(ctx->len) + 1;
 }
+#endif /* BENCH_NO_THROW */

@@ -9,6 +9,7 @@
 #   OUT       output directory
 #   CLANG     clang-14 (Debian 12's default) or clang-16
 #   BPF_INCLUDES  more -I flags for the BPF object (optional)
+#   BPF_DEFINES   -D flags for the BPF object (optional)
 
 CLANG ?= clang-14
 BPFTOOL ?= bpftool
@@ -28,7 +29,7 @@ $(OUT)/bpf_exceptions.h: $(HEADER)
 	cp $< $@
 
 $(OUT)/$(SKEL).bpf.o: $(SRC)/$(BPF_SRC) $(wildcard $(SRC)/*.h) $(OUT)/vmlinux.h $(OUT)/bpf_exceptions.h $(THIS_MK)
-	$(CLANG) $(BPF_CFLAGS) -I$(OUT) -I$(SRC) $(BPF_INCLUDES) -c $< -o $@
+	$(CLANG) $(BPF_CFLAGS) -I$(OUT) -I$(SRC) $(BPF_INCLUDES) $(BPF_DEFINES) -c $< -o $@
 
 $(OUT)/$(SKEL).skel.h: $(OUT)/$(SKEL).bpf.o
 	$(BPFTOOL) gen skeleton $< name $(SKEL) > $@.tmp && mv $@.tmp $@

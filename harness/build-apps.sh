@@ -39,6 +39,16 @@ if ! make -s -f "$HARNESS/bpf-app.mk" SRC="$REPO/bench" BPF_SRC=parser_explicit.
 	die "building bench/parser_explicit.bpf.c failed"
 fi
 cp "$bench_out/parser_explicit.bpf.o" "$GUEST/selftests/bench_parser_explicit.bpf.o"
+# and the bench's programs that cannot throw, on their own, for a kernel
+# without the series (bench -n)
+if ! make -s -f "$HARNESS/bpf-app.mk" SRC="$REPO/bench" BPF_SRC=exceptions.bpf.c \
+	SKEL=bench_nothrow CLANG=clang-14 VMLINUX="$KBUILD/vmlinux" HEADER="$header" \
+	OUT="$bench_out" BPF_DEFINES=-DBENCH_NO_THROW \
+	"$bench_out/bench_nothrow.bpf.o" >"$bench_out/bench_nothrow.log" 2>&1; then
+	cat "$bench_out/bench_nothrow.log" >&2
+	die "building bench/exceptions.bpf.c without throws failed"
+fi
+cp "$bench_out/bench_nothrow.bpf.o" "$GUEST/selftests/"
 cp "$GUEST/apps/packet-parser-clang14/parser.bpf.o" "$GUEST/selftests/bench_parser_assert.bpf.o"
 
 # The fuzzer writes raw BPF instructions: no BPF object to build.

@@ -10,13 +10,7 @@ source "$(dirname "$0")/lib.sh"
 
 "$HARNESS/build.sh" >/dev/null		# patched kernel (and the tree)
 base_src=$CACHE/linux-baseline
-base_build=$CACHE/build-baseline
-if [ ! -d "$base_src/.git" ] && [ ! -f "$base_src/.git" ]; then
-	git -C "$KSRC" worktree prune
-	git -C "$KSRC" worktree add -f "$base_src" baseline >/dev/null
-fi
-log "building the baseline kernel (Debian source without the series)"
-BPFEXC_KSRC=$base_src BPFEXC_KBUILD=$base_build "$HARNESS/kernel.sh"
+base_build=$("$HARNESS/baseline.sh")
 
 out=$CACHE/guest-regress
 mkdir -p "$out/selftests"

@@ -11,6 +11,11 @@
 # status and dmesg; also printed).  Exit status: the command's, or 124 when the guest
 # hung, or 125 when the guest crashed or the kernel logged a splat
 # (WARN, BUG, Oops, panic, KASAN, lockdep, kmemleak, RCU stall, hung task).
+#
+# VM_ICOUNT=1 boots one vCPU with `-icount shift=0,sleep=off`: guest time
+# advances one nanosecond per executed instruction, so a duration the guest
+# measures is a count of instructions, the same boot after boot (a second
+# vCPU does not come up in that mode).
 source "$(dirname "$0")/lib.sh"
 
 timeout=600
@@ -41,7 +46,12 @@ if (($#)); then printf '%q ' "$@"; else printf 'true'; fi > "$run/extra/run/cmd"
   cat "$run/cmd.cpio"; } > "$run/initrd"
 
 append="console=ttyS0 panic=-1 oops=panic nokaslr"
-qemu=(qemu-system-x86_64 -accel tcg -cpu max -smp 2 -m "${VM_MEM:-1G}"
+if [ "${VM_ICOUNT:-0}" = 1 ]; then
+	cpus=(-smp 1 -icount shift=0,sleep=off)
+else
+	cpus=(-smp 2)
+fi
+qemu=(qemu-system-x86_64 -accel tcg -cpu max "${cpus[@]}" -m "${VM_MEM:-1G}"
 	-kernel "$kernel" -initrd "$run/initrd" -no-reboot -nographic
 	-nodefaults -display none)
 
