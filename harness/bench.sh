@@ -39,8 +39,8 @@ if [ "${BENCH_BASELINE:-1}" != 0 ]; then
 			awk '{ printf "   %-20s %-22s %s\n", $1, $2 " / " $4, $3 " / " $5
 			       if ($4 > $2 || $5 > $3) bad++ }
 			     END { if (!NR) { print "   no programs ran"; exit 1 }
-				   printf "   %s\n", bad ? bad " programs cost more on the patched kernel" :
-					"the same or less on the patched kernel: nothing paid"
+				   if (bad) printf "   %d programs cost more on the patched kernel\n", bad
+				   else print "   the same or less on the patched kernel: nothing paid"
 				   exit bad > 0 }'
 	} | tee -a "$out"
 fi
