@@ -7,7 +7,8 @@
 #   VMLINUX   the built vmlinux (for vmlinux.h)
 #   HEADER    bpf_exceptions.h, exported from the series
 #   OUT       output directory
-#   CLANG     clang-14 (Debian 12's default) or clang-16
+#   CLANG     clang-14 (Debian 12's default), clang-16 or clang-19
+#   BPF_CPU   -mcpu of the BPF object (default v3)
 #   BPF_INCLUDES  more -I flags for the BPF object (optional)
 #   BPF_DEFINES   -D flags for the BPF object (optional)
 
@@ -16,7 +17,8 @@ BPFTOOL ?= bpftool
 # -mcpu=v3: 32-bit jumps and ALU (Linux 5.1+), as the kernel's selftests
 # use; with clang's default (v1) every u32 that meets an asm barrier, as
 # in the assertion macros, is zero-extended with two shifts.
-BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -Wall -Werror
+BPF_CPU ?= v3
+BPF_CFLAGS := -g -O2 -target bpf -mcpu=$(BPF_CPU) -D__TARGET_ARCH_x86 -Wall -Werror
 # Objects are rebuilt when this file (their flags) changes.
 THIS_MK := $(lastword $(MAKEFILE_LIST))
 

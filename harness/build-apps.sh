@@ -9,12 +9,12 @@ source "$(dirname "$0")/lib.sh"
 header=$KSRC/tools/testing/selftests/bpf/bpf_exceptions.h
 [ -f "$header" ] || die "no $header: is the series applied?"
 
-# build_app SRC BPF_SRC USER_SRC SKEL BIN CLANG
+# build_app SRC BPF_SRC USER_SRC SKEL BIN CLANG [BPF_CPU]
 build_app() {
 	local out=$GUEST/apps/$5
 	mkdir -p "$out"
 	if ! make -s -f "$HARNESS/bpf-app.mk" SRC="$REPO/$1" BPF_SRC="$2" USER_SRC="$3" \
-		SKEL="$4" BIN="$5" CLANG="$6" VMLINUX="$KBUILD/vmlinux" HEADER="$header" \
+		SKEL="$4" BIN="$5" CLANG="$6" BPF_CPU="${7:-v3}" VMLINUX="$KBUILD/vmlinux" HEADER="$header" \
 		OUT="$out" >"$out/build.log" 2>&1; then
 		cat "$out/build.log" >&2
 		die "building $5 with $6 failed"
@@ -26,6 +26,12 @@ build_app examples/packet-parser parser.bpf.c parser.c parser packet-parser-clan
 build_app examples/packet-parser parser.bpf.c parser.c parser packet-parser-clang16 clang-16
 build_app bench exceptions.bpf.c bench.c bench exceptions-bench clang-14
 build_app stress stress.bpf.c stress.c stress exceptions-stress clang-14
+# The assertion macros under every compiler and -mcpu (asserts/)
+for clang in clang-14 clang-16 clang-19; do
+	for cpu in v1 v3; do
+		build_app asserts asserts.bpf.c asserts.c asserts "asserts-$clang-$cpu" "$clang" "$cpu"
+	done
+done
 
 # make bench also measures the verifier on the demo's parser against the
 # same parser written with explicit error propagation: both objects go to

@@ -9,7 +9,8 @@ source "$(dirname "$0")/lib.sh"
 "$HARNESS/build.sh"
 
 # In the guest: test_progs, then (unless a selection was given) the demo
-# built with each compiler, reported in test_progs' format.
+# built with each compiler and the assertion macros' test (asserts/) built
+# with each compiler and -mcpu, reported in test_progs' format.
 guest_cmd='./test_progs'
 if [ -n "${1:-}" ]; then
 	guest_cmd+=" -a $(printf '%q' "$1")"
@@ -19,6 +20,12 @@ for demo in packet-parser-clang14 packet-parser-clang16; do
 	n=$((n + 1))
 	if $demo > /tmp/demo.log 2>&1; then echo "#$n demo/$demo:OK"
 	else cat /tmp/demo.log; echo "#$n demo/$demo:FAIL"; rc=1; fi
+done
+for t in asserts-clang-14-v1 asserts-clang-14-v3 asserts-clang-16-v1 asserts-clang-16-v3 \
+	 asserts-clang-19-v1 asserts-clang-19-v3; do
+	n=$((n + 1))
+	if $t > /tmp/asserts.log 2>&1; then echo "#$n asserts/${t#asserts-}:OK"
+	else cat /tmp/asserts.log; echo "#$n asserts/${t#asserts-}:FAIL"; rc=1; fi
 done
 exit $rc'
 fi
