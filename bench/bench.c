@@ -22,6 +22,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <arpa/inet.h>
+#include <linux/if_ether.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/tcp.h>
+#include <linux/udp.h>
+#include <netinet/in.h>
 #include <bpf/libbpf.h>
 #include <bpf/bpf.h>
 #include "bench.skel.h"
@@ -263,6 +270,217 @@ static int nothrow(void)
 	return 0;
 }
 
+/*
+ * Section 4: programs of the tree from real projects, as the tree has them
+ * and converted to assertions (convert/), both built by the harness's
+ * selftests build (clang 14 -O2 -mcpu=v3): the verifier's figures, JIT
+ * bytes (all functions) and cost per run of each program of the object.
+ */
+struct real_prog {
+	const char *name;		/* program in both objects */
+	const void *pkt;
+	size_t pkt_len;
+	const char *what;		/* the packet */
+};
+
+struct real_obj {
+	const char *title, *orig, *conv;
+	int (*setup)(struct bpf_object *obj);
+	struct real_prog progs[2];
+};
+
+/* The packets of the tree's network_helpers.c */
+static struct __attribute__((packed)) {
+	struct ethhdr eth;
+	struct iphdr iph;
+	struct tcphdr tcp;
+} pkt_v4 = {
+	.eth.h_proto = __constant_htons(ETH_P_IP),
+	.iph.ihl = 5,
+	.iph.protocol = IPPROTO_TCP,
+	.iph.tot_len = __constant_htons(123),
+	.tcp.urg_ptr = 123,
+	.tcp.doff = 5,
+};
+
+static struct __attribute__((packed)) {
+	struct ethhdr eth;
+	struct ipv6hdr iph;
+	struct tcphdr tcp;
+} pkt_v6 = {
+	.eth.h_proto = __constant_htons(ETH_P_IPV6),
+	.iph.nexthdr = IPPROTO_TCP,
+	.iph.payload_len = __constant_htons(123),
+	.tcp.urg_ptr = 123,
+	.tcp.doff = 5,
+};
+
+/* The maps as prog_tests/xdp_noinline.c fills them */
+static int setup_xdp_noinline(struct bpf_object *obj)
+{
+	struct { __u32 daddr[4]; __u16 dport, family; __u8 protocol; } vip = { .protocol = 6 };
+	struct { __u32 flags, vip_num; } meta = { .vip_num = 5 };
+	struct { __u32 dst[4]; __u8 flags; } real = { .dst = { 0x1234 } };
+	__u32 ch_key = 11, real_num = 3;
+
+	return bpf_map_update_elem(bpf_object__find_map_fd_by_name(obj, "vip_map"), &vip, &meta, 0) ||
+	       bpf_map_update_elem(bpf_object__find_map_fd_by_name(obj, "ch_rings"), &ch_key,
+				   &real_num, 0) ||
+	       bpf_map_update_elem(bpf_object__find_map_fd_by_name(obj, "reals"), &real_num,
+				   &real, 0);
+}
+
+/* A GUE packet for cls_redirect (its encapsulation address and port left
+ * 0) with one next hop, carrying a fragment of an IPv4 packet: dropped as
+ * invalid, deep in the inner packet's processing
+ */
+static struct __attribute__((packed)) {
+	struct ethhdr eth;
+	struct iphdr ip;
+	struct udphdr udp;
+	__u8 gue[4], unigue[4];
+	__u32 next_hop;
+	struct iphdr inner;
+	__u8 payload[32];
+} pkt_gue = {
+	.eth.h_proto = __constant_htons(ETH_P_IP),
+	.ip = { .version = 4, .ihl = 5, .protocol = IPPROTO_UDP, .ttl = 64,
+		.tot_len = __constant_htons(sizeof(pkt_gue) - sizeof(struct ethhdr)) },
+	.udp.len = __constant_htons(sizeof(pkt_gue) - sizeof(struct ethhdr) -
+				    sizeof(struct iphdr)),
+	.gue = { 2 /* hlen: unigue and one hop, in words */, IPPROTO_IPIP },
+	.unigue = { 0, 0, 0 /* next hop */, 1 /* hops */ },
+	.next_hop = 0x04030201,
+	.inner = { .version = 4, .ihl = 5, .protocol = IPPROTO_TCP, .ttl = 64,
+		   .frag_off = __constant_htons(0x2000) /* MF */,
+		   .tot_len = __constant_htons(sizeof(struct iphdr) + 32) },
+};
+
+static int setup_none(struct bpf_object *obj)
+{
+	return 0;
+}
+
+static const struct real_obj real_objs[] = {
+	{ "test_xdp_noinline: Facebook's XDP load balancer (katran), noinline",
+	  "test_xdp_noinline.bpf.o", "test_xdp_noinline_assert.bpf.o", setup_xdp_noinline,
+	  { { "balancer_ingress_v4", &pkt_v4, sizeof(pkt_v4), "IPv4 TCP, encapsulated" },
+	    { "balancer_ingress_v6", &pkt_v6, sizeof(pkt_v6), "IPv6 TCP, encapsulated" } } },
+	{ "test_cls_redirect: Cloudflare's tc cls_redirect, inlined",
+	  "test_cls_redirect.bpf.o", "test_cls_redirect_assert.bpf.o", setup_none,
+	  { { "cls_redirect", &pkt_gue, sizeof(pkt_gue), "GUE, inner fragment: dropped" } } },
+	{ "test_cls_redirect_subprogs: the same with subprogs",
+	  "test_cls_redirect_subprogs.bpf.o", "test_cls_redirect_subprogs_assert.bpf.o", setup_none,
+	  { { "cls_redirect", &pkt_gue, sizeof(pkt_gue), "GUE, inner fragment: dropped" } } },
+};
+
+#define NREAL (sizeof(real_objs) / sizeof(real_objs[0]))
+
+struct real_side {
+	struct bpf_object *obj;
+	struct bpf_program *p[2];
+	struct vstats v[2];
+	unsigned int bytes[2];
+	int ret[2];
+};
+
+static char *real_logs[2];
+
+static int real_load(const char *path, const struct real_obj *r, struct real_side *side)
+{
+	int k, err;
+
+	side->obj = bpf_object__open_file(path, NULL);
+	if (!side->obj) {
+		fprintf(stderr, "%s: cannot open\n", path);
+		return -1;
+	}
+	for (k = 0; k < 2 && r->progs[k].name; k++) {
+		side->p[k] = bpf_object__find_program_by_name(side->obj, r->progs[k].name);
+		if (!side->p[k]) {
+			fprintf(stderr, "%s: no program %s\n", path, r->progs[k].name);
+			return -1;
+		}
+		if (!real_logs[k])
+			real_logs[k] = malloc(LOG_SIZE);
+		real_logs[k][0] = 0;
+		bpf_program__set_log_buf(side->p[k], real_logs[k], LOG_SIZE);
+		bpf_program__set_log_level(side->p[k], 4);
+	}
+	err = bpf_object__load(side->obj);
+	if (err || r->setup(side->obj)) {
+		fprintf(stderr, "%s: load or setup failed\n%s\n", path, real_logs[0]);
+		return -1;
+	}
+	for (k = 0; k < 2 && r->progs[k].name; k++) {
+		parse_log(real_logs[k], &side->v[k]);
+		side->bytes[k] = jited_len(side->p[k]);
+	}
+	return 0;
+}
+
+static double real_run(struct bpf_program *prog, const struct real_prog *rp, int *ret)
+{
+	static unsigned char out[256];
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = rp->pkt, .data_size_in = rp->pkt_len,
+		    .data_out = out, .data_size_out = sizeof(out), .repeat = repeat);
+
+	if (bpf_prog_test_run_opts(bpf_program__fd(prog), &opts)) {
+		perror("test_run");
+		exit(1);
+	}
+	*ret = opts.retval;
+	return opts.duration;
+}
+
+static int real_programs(const char *unit)
+{
+	unsigned int i;
+	int k, r;
+
+	printf("4. Programs of the tree from real projects: as the tree has them (orig)\n"
+	       "   and converted to assertions (conv; convert/*.patch)\n\n");
+	for (i = 0; i < NREAL; i++) {
+		const struct real_obj *ro = &real_objs[i];
+		struct real_side o = {}, c = {};
+
+		if (real_load(ro->orig, ro, &o) || real_load(ro->conv, ro, &c))
+			return 1;
+		printf("   %s\n", ro->title);
+		for (k = 0; k < 2 && ro->progs[k].name; k++) {
+			struct stat so = {}, sc = {}, ratio = {};
+
+			for (r = 0; r < rounds; r++) {
+				double a = real_run(o.p[k], &ro->progs[k], &o.ret[k]);
+				double b = real_run(c.p[k], &ro->progs[k], &c.ret[k]);
+
+				if (o.ret[k] != c.ret[k]) {
+					fprintf(stderr, "%s: orig returned %d, conv %d\n",
+						ro->progs[k].name, o.ret[k], c.ret[k]);
+					return 1;
+				}
+				add(&so, a);
+				add(&sc, b);
+				add(&ratio, b / a);
+			}
+			printf("   %s (%s; returns %d)\n", ro->progs[k].name, ro->progs[k].what,
+			       o.ret[k]);
+			printf("   %-20s %-10s %-10s %s\n", "", "orig", "conv", "conv/orig");
+			printf("   %-20s %-10u %-10u %.3f\n", "insns processed", o.v[k].insns,
+			       c.v[k].insns, (double)c.v[k].insns / o.v[k].insns);
+			printf("   %-20s %-10u %-10u %.3f\n", "peak states", o.v[k].peak_states,
+			       c.v[k].peak_states, (double)c.v[k].peak_states / o.v[k].peak_states);
+			printf("   %-20s %-10u %-10u %.3f\n", "JIT bytes", o.bytes[k], c.bytes[k],
+			       (double)c.bytes[k] / o.bytes[k]);
+			printf("   %-20s %-10.1f %-10.1f %s\n\n", unit, median(&so), median(&sc),
+			       fmt(&ratio, "%.3f"));
+		}
+		bpf_object__close(o.obj);
+		bpf_object__close(c.obj);
+	}
+	return 0;
+}
+
 static void print_shape(struct shape *sh, const char *unit)
 {
 	unsigned int k;
@@ -416,5 +634,6 @@ int main(int argc, char **argv)
 		       pb.peak_states, (double)pa.peak_states / pb.peak_states);
 	}
 	bench__destroy(skel);
-	return 0;
+	printf("\n");
+	return real_programs(unit);
 }

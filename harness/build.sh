@@ -10,12 +10,16 @@ source "$(dirname "$0")/lib.sh"
 "$HARNESS/kernel.sh"
 "$HARNESS/testmod.sh"
 
-tests=$(sed -e 's/#.*//' "$HARNESS/tests.list" | xargs)
+# The tree's programs converted to assertions (convert/), and the tree's
+# own tests of them run on the converted ones
+conv=$GUEST/convert
+converted=$("$HARNESS/convert.sh" "$KSRC" "$conv" | xargs)
+tests="$(sed -e 's/#.*//' "$HARNESS/tests.list" | xargs) $converted"
 log "building test runner: $tests"
 mkdir -p "$GUEST/selftests"
 start=$SECONDS
 if ! make -s -j"$(nproc)" -f "$HARNESS/selftests.mk" KSRC="$KSRC" KBUILD="$KBUILD" \
-	OUT="$GUEST/selftests" TESTS="$tests" >"$GUEST/selftests.log" 2>&1; then
+	OUT="$GUEST/selftests" TESTS="$tests" CONV="$conv" >"$GUEST/selftests.log" 2>&1; then
 	tail -n 30 "$GUEST/selftests.log" >&2
 	die "test runner build failed, see $GUEST/selftests.log"
 fi

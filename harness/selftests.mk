@@ -8,7 +8,9 @@
 # "<name>.skel.h", "<name>.lskel.h" and "<name>.bpf.o".
 #
 # Inputs: KSRC (patched tree), KBUILD (its build dir, for vmlinux),
-#         OUT (output dir), TESTS (prog_tests/<name>.c names).
+#         OUT (output dir), TESTS (prog_tests/<name>.c names),
+#         CONV (optional: a directory of progs/ and prog_tests/ sources
+#         beside the tree's, the converted programs of harness/convert.sh).
 # Targets: all (test_progs and the BPF objects), test_verifier.
 
 ST      := $(KSRC)/tools/testing/selftests/bpf
@@ -19,7 +21,9 @@ INC     := $(OUT)/usr/include
 BPFTOOL := $(OUT)/bpftool/bootstrap/bpftool
 VMLINUX_H := $(OUT)/vmlinux.h
 
-TEST_SRCS := $(foreach t,$(TESTS),$(ST)/prog_tests/$(t).c)
+# A test or program found in the tree, else in CONV
+src = $(firstword $(wildcard $(ST)/$(1) $(if $(CONV),$(CONV)/$(1))) $(ST)/$(1))
+TEST_SRCS := $(foreach t,$(TESTS),$(call src,prog_tests/$(t).c))
 $(foreach s,$(TEST_SRCS),$(if $(wildcard $(s)),,$(error no such test: $(s))))
 # BPF objects named by the tests, as <name> stems, and the skeletons they
 # include (some objects, freplace ones for instance, have none).
@@ -30,7 +34,7 @@ LSKEL_USED := $(call names,lskel\.h)
 # Only names of sources in progs/: a test may build a file name at run
 # time ("%s.bpf.o"), which the scan sees as "s".
 USED     := $(foreach u,$(sort $(SKEL_USED) $(LSKEL_USED) $(call names,bpf\.o)),\
-		$(if $(wildcard $(ST)/progs/$(u).c),$(u)))
+		$(if $(wildcard $(call src,progs/$(u).c)),$(u)))
 BPF_OBJS := $(patsubst %,$(OUT)/%.bpf.o,$(USED))
 SKELS    := $(patsubst %,$(OUT)/%.skel.h,$(SKEL_USED)) \
 	    $(patsubst %,$(OUT)/%.lskel.h,$(LSKEL_USED))
@@ -67,6 +71,14 @@ $(VMLINUX_H): $(KBUILD)/vmlinux | $(BPFTOOL)
 
 $(OUT)/%.bpf.o: $(ST)/progs/%.c $(wildcard $(ST)/progs/*.h) $(VMLINUX_H) | $(LIBBPF)
 	$(CLANG) $(BPF_CFLAGS) -target bpf -mcpu=v3 -c $< -o $@
+
+ifneq ($(CONV),)
+$(OUT)/%.bpf.o: $(CONV)/progs/%.c $(wildcard $(ST)/progs/*.h) $(VMLINUX_H) | $(LIBBPF)
+	$(CLANG) $(BPF_CFLAGS) -I$(ST)/progs -target bpf -mcpu=v3 -c $< -o $@
+
+$(OUT)/%.test.o: $(CONV)/prog_tests/%.c $(SKELS) | $(LIBBPF)
+	$(CC) $(CFLAGS) -I$(ST)/prog_tests -c $< -o $@
+endif
 
 # Like the tree's Makefile: link the object through bpftool (static
 # linking normalises it) and generate the skeleton.

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Apply convert/<prog>.patch to the tree's progs/<prog>.c, giving
+# OUT/progs/<prog>_assert.c, and derive OUT/prog_tests/<test>_assert.c
+# from each tree test that convert/<prog>.tests names: the test itself,
+# with the program's skeleton (and the test) renamed to <name>_assert.
+# A program that another source includes (progs/<prog>_subprogs.c, say)
+# gets the same treatment for that source.  Prints the derived tests.
+#   convert.sh KSRC OUT
+source "$(dirname "$0")/lib.sh"
+
+st=$1/tools/testing/selftests/bpf
+out=$2
+mkdir -p "$out/progs" "$out/prog_tests"
+for p in "$REPO"/convert/*.patch; do
+	prog=$(basename "$p" .patch)
+	patch -s -o "$out/progs/${prog}_assert.c.new" "$st/progs/$prog.c" "$p" ||
+		die "convert/$prog.patch does not apply"
+	mv "$out/progs/${prog}_assert.c.new" "$out/progs/${prog}_assert.c"
+	# progs/ files that include the program build a converted twin too
+	names=$prog
+	for inc in $(grep -l "#include \"$prog.c\"" "$st"/progs/*.c 2>/dev/null); do
+		name=$(basename "$inc" .c)
+		sed "s/#include \"$prog.c\"/#include \"${prog}_assert.c\"/" "$inc" \
+			> "$out/progs/${name}_assert.c"
+		names+="|$name"
+	done
+	while read -r t; do
+		[ -n "$t" ] || continue
+		# skeleton names (also as prefixes: <name>__open()) and the test,
+		# not the program's headers
+		sed -E -e "s/\\b($names|test_$t)(__|\\b)/\\1_assert\\2/g" \
+			-e 's/_assert\.h"/.h"/' \
+			"$st/prog_tests/$t.c" > "$out/prog_tests/${t}_assert.c"
+		echo "${t}_assert"
+	done < "$REPO/convert/$prog.tests"
+done
