@@ -11,6 +11,8 @@
 #   BPF_CPU   -mcpu of the BPF object (default v3)
 #   BPF_INCLUDES  more -I flags for the BPF object (optional)
 #   BPF_DEFINES   -D flags for the BPF object (optional)
+#   LIBBPF_CFLAGS, LIBBPF_LIBS  another libbpf for the loader (default:
+#                 Debian's, -lbpf)
 
 CLANG ?= clang-14
 BPFTOOL ?= bpftool
@@ -36,8 +38,10 @@ $(OUT)/$(SKEL).bpf.o: $(SRC)/$(BPF_SRC) $(wildcard $(SRC)/*.h) $(OUT)/vmlinux.h 
 $(OUT)/$(SKEL).skel.h: $(OUT)/$(SKEL).bpf.o
 	$(BPFTOOL) gen skeleton $< name $(SKEL) > $@.tmp && mv $@.tmp $@
 
+LIBBPF_LIBS ?= -lbpf
+
 $(OUT)/$(BIN): $(SRC)/$(USER_SRC) $(wildcard $(SRC)/*.h) $(OUT)/$(SKEL).skel.h
-	$(CC) -g -O2 -Wall -Werror -I$(OUT) -I$(SRC) $< -lbpf -o $@
+	$(CC) -g -O2 -Wall -Werror -I$(OUT) -I$(SRC) $(LIBBPF_CFLAGS) $< $(LIBBPF_LIBS) -o $@
 
 .PHONY: all
 .DELETE_ON_ERROR:

@@ -9,12 +9,13 @@ source "$(dirname "$0")/lib.sh"
 header=$KSRC/tools/testing/selftests/bpf/bpf_exceptions.h
 [ -f "$header" ] || die "no $header: is the series applied?"
 
-# build_app SRC BPF_SRC USER_SRC SKEL BIN CLANG [BPF_CPU]
+# build_app SRC BPF_SRC USER_SRC SKEL BIN CLANG [BPF_CPU [MAKE_VARS...]]
 build_app() {
 	local out=$GUEST/apps/$5
 	mkdir -p "$out"
 	if ! make -s -f "$HARNESS/bpf-app.mk" SRC="$REPO/$1" BPF_SRC="$2" USER_SRC="$3" \
-		SKEL="$4" BIN="$5" CLANG="$6" BPF_CPU="${7:-v3}" VMLINUX="$KBUILD/vmlinux" HEADER="$header" \
+		SKEL="$4" BIN="$5" CLANG="$6" BPF_CPU="${7:-v3}" "${@:8}" \
+		VMLINUX="$KBUILD/vmlinux" HEADER="$header" \
 		OUT="$out" >"$out/build.log" 2>&1; then
 		cat "$out/build.log" >&2
 		die "building $5 with $6 failed"
@@ -32,6 +33,12 @@ for clang in clang-14 clang-16 clang-19; do
 		build_app asserts asserts.bpf.c asserts.c asserts "asserts-$clang-$cpu" "$clang" "$cpu"
 	done
 done
+# The exception callback named by a decl tag, loaded by Debian's libbpf
+# (1.1) and by linux-source-6.12's (1.5)
+build_app asserts cbtag.bpf.c cbtag.c cbtag cbtag-old clang-14
+libbpf_new=$("$HARNESS/libbpf-new.sh")
+build_app asserts cbtag.bpf.c cbtag.c cbtag cbtag-new clang-14 v3 \
+	LIBBPF_CFLAGS="-I$libbpf_new/include" LIBBPF_LIBS="$libbpf_new/libbpf.a -lelf -lz"
 
 # make bench also measures the verifier on the demo's parser against the
 # same parser written with explicit error propagation: both objects go to

@@ -22,7 +22,7 @@ for demo in packet-parser-clang14 packet-parser-clang16; do
 	else cat /tmp/demo.log; echo "#$n demo/$demo:FAIL"; rc=1; fi
 done
 for t in asserts-clang-14-v1 asserts-clang-14-v3 asserts-clang-16-v1 asserts-clang-16-v3 \
-	 asserts-clang-19-v1 asserts-clang-19-v3; do
+	 asserts-clang-19-v1 asserts-clang-19-v3 cbtag-old cbtag-new; do
 	n=$((n + 1))
 	if $t > /tmp/asserts.log 2>&1; then echo "#$n asserts/${t#asserts-}:OK"
 	else cat /tmp/asserts.log; echo "#$n asserts/${t#asserts-}:FAIL"; rc=1; fi

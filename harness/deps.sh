@@ -11,6 +11,7 @@ PKGS=(
 	clang llvm		# BPF programs (clang 14), llvm-strip for skeletons
 	clang-16 libbpf-dev	# the demo is also built with clang 16, Debian's libbpf
 	clang-19		# the assertion macros are tested with clang 14, 16 and 19
+	linux-source-6.12	# libbpf 1.5, for the exception callback named by a decl tag
 	zlib1g-dev libcap-dev	# in-tree libbpf and bpftool
 	qemu-system-x86 busybox-static
 	bpftool			# full bpftool inside the guest, for people
