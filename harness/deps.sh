@@ -15,7 +15,7 @@ PKGS=(
 	zlib1g-dev libcap-dev	# in-tree libbpf and bpftool
 	qemu-system-x86 busybox-static
 	bpftool			# full bpftool inside the guest, for people
-	rsync xz-utils git
+	rsync xz-utils git patch
 	python3-ply python3-git	# checkpatch.pl's spdxcheck.py
 )
 
