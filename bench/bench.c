@@ -97,11 +97,14 @@ static const char *fmt(const struct stat *s, const char *f)
 	return buf[k];
 }
 
-/* Time (or instructions) per run of one BPF_PROG_TEST_RUN of 'repeat' runs */
-static double run_ns(struct bpf_program *prog, int *retval)
+/* Time (or instructions) per run of one BPF_PROG_TEST_RUN of 'repeat' runs
+ * of prog on the packet data
+ */
+static double run_pkt(struct bpf_program *prog, const void *data, size_t size, int *retval)
 {
-	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = pkt,
-		    .data_size_in = sizeof(pkt), .repeat = repeat);
+	static unsigned char out[256];
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = data, .data_size_in = size,
+		    .data_out = out, .data_size_out = sizeof(out), .repeat = repeat);
 
 	if (bpf_prog_test_run_opts(bpf_program__fd(prog), &opts)) {
 		perror("test_run");
@@ -110,6 +113,12 @@ static double run_ns(struct bpf_program *prog, int *retval)
 	if (retval)
 		*retval = opts.retval;
 	return opts.duration;
+}
+
+/* The same on the bench's own packet */
+static double run_ns(struct bpf_program *prog, int *retval)
+{
+	return run_pkt(prog, pkt, sizeof(pkt), retval);
 }
 
 static unsigned int jited_len(struct bpf_program *prog)
@@ -419,20 +428,6 @@ static int real_load(const char *path, const struct real_obj *r, struct real_sid
 	return 0;
 }
 
-static double real_run(struct bpf_program *prog, const struct real_prog *rp, int *ret)
-{
-	static unsigned char out[256];
-	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = rp->pkt, .data_size_in = rp->pkt_len,
-		    .data_out = out, .data_size_out = sizeof(out), .repeat = repeat);
-
-	if (bpf_prog_test_run_opts(bpf_program__fd(prog), &opts)) {
-		perror("test_run");
-		exit(1);
-	}
-	*ret = opts.retval;
-	return opts.duration;
-}
-
 static int real_programs(const char *unit)
 {
 	unsigned int i;
@@ -451,8 +446,9 @@ static int real_programs(const char *unit)
 			struct stat so = {}, sc = {}, ratio = {};
 
 			for (r = 0; r < rounds; r++) {
-				double a = real_run(o.p[k], &ro->progs[k], &o.ret[k]);
-				double b = real_run(c.p[k], &ro->progs[k], &c.ret[k]);
+				const struct real_prog *rp = &ro->progs[k];
+				double a = run_pkt(o.p[k], rp->pkt, rp->pkt_len, &o.ret[k]);
+				double b = run_pkt(c.p[k], rp->pkt, rp->pkt_len, &c.ret[k]);
 
 				if (o.ret[k] != c.ret[k]) {
 					fprintf(stderr, "%s: orig returned %d, conv %d\n",

@@ -44,23 +44,22 @@ build_app asserts cbtag.bpf.c cbtag.c cbtag cbtag-new clang-14 v3 \
 # same parser written with explicit error propagation: both objects go to
 # the guest's /selftests, built by the same rule (harness/bpf-app.mk).
 bench_out=$GUEST/apps/exceptions-bench
-if ! make -s -f "$HARNESS/bpf-app.mk" SRC="$REPO/bench" BPF_SRC=parser_explicit.bpf.c \
-	SKEL=parser_explicit CLANG=clang-14 VMLINUX="$KBUILD/vmlinux" HEADER="$header" \
-	OUT="$bench_out" BPF_INCLUDES="-I$REPO/examples/packet-parser" \
-	"$bench_out/parser_explicit.bpf.o" >"$bench_out/parser_explicit.log" 2>&1; then
-	cat "$bench_out/parser_explicit.log" >&2
-	die "building bench/parser_explicit.bpf.c failed"
-fi
+# build_bench_obj SKEL BPF_SRC [MAKE_VARS...]: one BPF object of bench/,
+# into the guest's /selftests
+build_bench_obj() {
+	if ! make -s -f "$HARNESS/bpf-app.mk" SRC="$REPO/bench" BPF_SRC="$2" SKEL="$1" \
+		CLANG=clang-14 VMLINUX="$KBUILD/vmlinux" HEADER="$header" OUT="$bench_out" \
+		"${@:3}" "$bench_out/$1.bpf.o" >"$bench_out/$1.log" 2>&1; then
+		cat "$bench_out/$1.log" >&2
+		die "building bench/$2 as $1 failed"
+	fi
+}
+build_bench_obj parser_explicit parser_explicit.bpf.c \
+	BPF_INCLUDES="-I$REPO/examples/packet-parser"
 cp "$bench_out/parser_explicit.bpf.o" "$GUEST/selftests/bench_parser_explicit.bpf.o"
 # and the bench's programs that cannot throw, on their own, for a kernel
 # without the series (bench -n)
-if ! make -s -f "$HARNESS/bpf-app.mk" SRC="$REPO/bench" BPF_SRC=exceptions.bpf.c \
-	SKEL=bench_nothrow CLANG=clang-14 VMLINUX="$KBUILD/vmlinux" HEADER="$header" \
-	OUT="$bench_out" BPF_DEFINES=-DBENCH_NO_THROW \
-	"$bench_out/bench_nothrow.bpf.o" >"$bench_out/bench_nothrow.log" 2>&1; then
-	cat "$bench_out/bench_nothrow.log" >&2
-	die "building bench/exceptions.bpf.c without throws failed"
-fi
+build_bench_obj bench_nothrow exceptions.bpf.c BPF_DEFINES=-DBENCH_NO_THROW
 cp "$bench_out/bench_nothrow.bpf.o" "$GUEST/selftests/"
 cp "$GUEST/apps/packet-parser-clang14/parser.bpf.o" "$GUEST/selftests/bench_parser_assert.bpf.o"
 
