@@ -1,7 +1,7 @@
 # BPF exceptions for Linux 6.1: entry points.  Everything runs through the
 # scripts in harness/; big outputs live in $(BPFEXC_CACHE), see README.md.
 
-.PHONY: run check bench stress fuzz regress build shell help
+.PHONY: run check bench stress fuzz regress build shell cross-build help
 
 help:
 	@echo "make run      build, boot the patched kernel in QEMU and run the demo"
@@ -13,6 +13,8 @@ help:
 	@echo "make regress  the tree's BPF tests on the baseline and patched kernels"
 	@echo "make shell    boot the guest with an interactive shell"
 	@echo "make build    build kernel, test runner and initramfs only"
+	@echo "make cross-build  build the series for s390x and ppc64el (no guest)"
+	@echo "ARCH=arm64    (with run, check, regress, build, shell) the arm64 guest"
 
 run:
 	harness/run-demo.sh
@@ -37,3 +39,6 @@ build:
 
 shell: build
 	harness/vm.sh -s
+
+cross-build:
+	harness/cross-build.sh

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Everything a guest run needs: Debian packages, the patched tree, the
-# kernel and bpf_testmod.ko, the selftest runner with the tests in
-# harness/tests.list, the demo, and the initramfs (with any extra binaries
-# given as arguments).
+# kernel and bpf_testmod.ko, the selftest runner, the demo and apps, and
+# the initramfs (with any extra binaries given as arguments), for
+# $BPFEXC_ARCH (lib.sh).
 source "$(dirname "$0")/lib.sh"
 
 "$HARNESS/deps.sh"
@@ -10,20 +10,32 @@ source "$(dirname "$0")/lib.sh"
 "$HARNESS/kernel.sh"
 "$HARNESS/testmod.sh"
 
-# The tree's programs converted to assertions (convert/), and the tree's
-# own tests of them run on the converted ones
-conv=$GUEST/convert
-converted=$("$HARNESS/convert.sh" "$KSRC" "$conv" | xargs)
-tests="$(sed -e 's/#.*//' "$HARNESS/tests.list" | xargs) $converted"
+# The tests of harness/tests.list, and of tests-$BPFEXC_ARCH.list; where
+# the JIT supports exceptions (lib.sh), also the tree's programs converted
+# to assertions (convert/) with the tree's own tests of them run on the
+# converted ones; and where they run (lib.sh), the demo and apps built
+# with Debian's clang and libbpf.
+lists=("$HARNESS/tests.list")
+[ -f "$HARNESS/tests-$BPFEXC_ARCH.list" ] && lists+=("$HARNESS/tests-$BPFEXC_ARCH.list")
+tests=$(sed -e 's/#.*//' "${lists[@]}" | xargs)
+conv=
+if ((EXCEPTIONS_JIT)); then
+	conv=$GUEST/convert
+	tests+=" $("$HARNESS/convert.sh" "$KSRC" "$conv" | xargs)"
+fi
 log "building test runner: $tests"
 mkdir -p "$GUEST/selftests"
 start=$SECONDS
 if ! make -s -j"$(nproc)" -f "$HARNESS/selftests.mk" KSRC="$KSRC" KBUILD="$KBUILD" \
+	XARCH="$SRCARCH" XCROSS="$CROSS_COMPILE" \
 	OUT="$GUEST/selftests" TESTS="$tests" CONV="$conv" >"$GUEST/selftests.log" 2>&1; then
 	tail -n 30 "$GUEST/selftests.log" >&2
 	die "test runner build failed, see $GUEST/selftests.log"
 fi
 log "test runner built in $((SECONDS - start)) s"
-log "building the demo and the benchmark with Debian's clang and libbpf"
-mapfile -t demos < <("$HARNESS/build-apps.sh")
-"$HARNESS/initramfs.sh" "$GUEST/selftests" "${demos[@]}" "$@"
+apps=()
+if ((APPS)); then
+	log "building the demo and the benchmark with Debian's clang and libbpf"
+	mapfile -t apps < <("$HARNESS/build-apps.sh")
+fi
+"$HARNESS/initramfs.sh" "$GUEST/selftests" "${apps[@]}" "$@"

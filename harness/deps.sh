@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Install every Debian package the build, the guest and the tests need.
-# Idempotent: does nothing (and needs no network) when all are present.
+# Install every Debian package the build, the guest and the tests need,
+# for the target architecture (lib.sh).  Idempotent: does nothing (and
+# needs no network) when all are present.
 source "$(dirname "$0")/lib.sh"
 
 PKGS=(
@@ -19,6 +20,17 @@ PKGS=(
 	python3-ply python3-git	# checkpatch.pl's spdxcheck.py
 )
 
+case $BPFEXC_ARCH in
+arm64)
+	# The guest's user space is cross-built and linked statically against
+	# Debian's arm64 libraries (multiarch); its busybox is unpacked from
+	# Debian's busybox-static for arm64 (harness/busybox.sh).
+	PKGS+=(gcc-aarch64-linux-gnu qemu-system-arm
+	       libelf-dev:arm64 zlib1g-dev:arm64 libc6-dev:arm64) ;;
+s390x) PKGS+=(gcc-s390x-linux-gnu) ;;
+ppc64el) PKGS+=(gcc-powerpc64le-linux-gnu) ;;
+esac
+
 missing=()
 for p in "${PKGS[@]}"; do
 	[[ $p == \#* ]] && continue
@@ -28,6 +40,9 @@ done
 if ((${#missing[@]})); then
 	log "installing: ${missing[*]}"
 	[ "$(id -u)" = 0 ] || die "need root to install: ${missing[*]}"
+	if [[ "${missing[*]}" == *:arm64* ]] && ! dpkg --print-foreign-architectures | grep -qx arm64; then
+		dpkg --add-architecture arm64
+	fi
 	apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
 		"${missing[@]}" >/dev/null

@@ -2,7 +2,8 @@
 # /init of the test guest.  Mounts what BPF programs and the tests need,
 # then runs /run/cmd (put there by harness/vm.sh in a second cpio archive)
 # or, with bpfexc.shell on the command line, an interactive shell.
-# The command's output is copied to the results port /dev/ttyS1, followed
+# The command's output is copied to the results port (bpfexc.results= on
+# the kernel command line, ttyS1 if not given), followed
 # by the line "BPFEXC-EXIT <status>" and the guest's dmesg.  Then the guest
 # reboots, which makes QEMU (-no-reboot) exit.
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
@@ -16,6 +17,10 @@ mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 ip link set lo up
 ulimit -l unlimited
 hostname bpfexc-guest
+results=/dev/ttyS1
+for arg in $(cat /proc/cmdline); do
+	case $arg in bpfexc.results=*) results=/dev/${arg#bpfexc.results=} ;; esac
+done
 
 cd /selftests
 if grep -q bpfexc.shell /proc/cmdline; then
@@ -31,7 +36,7 @@ else
 		echo scan > /sys/kernel/debug/kmemleak
 		echo clear > /sys/kernel/debug/kmemleak
 	fi
-	{ sh /run/cmd; echo $? > /tmp/rc; } 2>&1 | tee /dev/ttyS1
+	{ sh /run/cmd; echo $? > /tmp/rc; } 2>&1 | tee "$results"
 	# Debug kernels: a leak check.  kmemleak reports objects unreferenced
 	# for 5 s and more; its report goes to the console, where vm.sh looks.
 	if [ -w /sys/kernel/debug/kmemleak ]; then
@@ -40,9 +45,9 @@ else
 		echo scan > /sys/kernel/debug/kmemleak
 		cat /sys/kernel/debug/kmemleak > /dev/console
 	fi
-	echo "BPFEXC-EXIT $(cat /tmp/rc)" > /dev/ttyS1
-	echo "BPFEXC-DMESG" > /dev/ttyS1
-	dmesg > /dev/ttyS1
+	echo "BPFEXC-EXIT $(cat /tmp/rc)" > "$results"
+	echo "BPFEXC-DMESG" > "$results"
+	dmesg > "$results"
 fi
 sync
 reboot -f

@@ -11,7 +11,9 @@ out=$GUEST/initramfs.cpio.gz
 rm -rf "$root"
 mkdir -p "$root"/{bin,sbin,etc,proc,sys,dev,tmp,run,root,selftests,usr/bin,usr/sbin}
 
-cp /bin/busybox "$root/bin/busybox"
+cp "$("$HARNESS/busybox.sh")" "$root/bin/busybox"
+# The applets, as the host's busybox (same Debian package) lists them: the
+# guest's may be of another architecture
 for applet in $(/bin/busybox --list); do
 	[ -e "$root/bin/$applet" ] || ln -s busybox "$root/bin/$applet"
 done
@@ -33,12 +35,15 @@ cp "$selftests"/*.bpf.o "$selftests"/*.ko "$root/selftests/" 2>/dev/null || true
 for bin in "$@"; do
 	add_binary "$bin" "/usr/bin/$(basename "$bin")"
 done
-# glibc loads libgcc_s when a thread exits (pthread_exit, cancellation);
-# ldd does not list it.
-lib=$(readlink -f /lib/x86_64-linux-gnu/libgcc_s.so.1)
-install -D -m 755 "$lib" "$root/lib/x86_64-linux-gnu/libgcc_s.so.1"
-# Full bpftool for people using the interactive shell.
-[ -x /usr/sbin/bpftool ] && add_binary /usr/sbin/bpftool /usr/sbin/bpftool
+if [ "$BPFEXC_ARCH" = x86_64 ]; then
+	# glibc loads libgcc_s when a thread exits (pthread_exit,
+	# cancellation); ldd does not list it.  (Cross-built binaries are
+	# static.)
+	lib=$(readlink -f /lib/x86_64-linux-gnu/libgcc_s.so.1)
+	install -D -m 755 "$lib" "$root/lib/x86_64-linux-gnu/libgcc_s.so.1"
+	# Full bpftool for people using the interactive shell.
+	[ -x /usr/sbin/bpftool ] && add_binary /usr/sbin/bpftool /usr/sbin/bpftool
+fi
 
 (cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0) |
 	gzip -1 > "$out.tmp"

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Configure and build the kernel (bzImage + vmlinux with BTF) out of tree.
+# Configure and build the kernel (its boot image + vmlinux with BTF) out of
+# tree, for $BPFEXC_ARCH (lib.sh).
 #
-# The config is derived reproducibly: `make allnoconfig` with the fragment
-# harness/config/$FLAVOUR.config forced in (KCONFIG_ALLCONFIG), and for a
-# flavour other than lean, lean.config first.  Afterwards every option in
-# harness/config/required.list must be =y, else the build stops naming it.
+# The config is derived reproducibly: `make allnoconfig` with lean.config,
+# the architecture's <arch>.config and, for a flavour other than lean,
+# harness/config/$FLAVOUR.config forced in (KCONFIG_ALLCONFIG).  Afterwards
+# every option in harness/config/required*.list must be =y, else the build
+# stops naming it.
 source "$(dirname "$0")/lib.sh"
 
 frag=$HARNESS/config/$FLAVOUR.config
@@ -13,12 +15,12 @@ mkdir -p "$KBUILD"
 
 # The lean fragment is the base of every flavour.
 allconfig=$KBUILD/allconfig.fragment
-cat "$HARNESS/config/lean.config" > "$allconfig.new"
+cat "$HARNESS/config/lean.config" "$HARNESS/config/$BPFEXC_ARCH.config" > "$allconfig.new"
 [ "$FLAVOUR" = lean ] || cat "$frag" >> "$allconfig.new"
 if ! cmp -s "$allconfig.new" "$allconfig" || [ ! -f "$KBUILD/.config" ]; then
 	log "configuring $FLAVOUR kernel in $KBUILD"
 	mv "$allconfig.new" "$allconfig"
-	make -s -C "$KSRC" O="$KBUILD" KCONFIG_ALLCONFIG="$allconfig" allnoconfig >/dev/null
+	"${KMAKE[@]}" -s -C "$KSRC" O="$KBUILD" KCONFIG_ALLCONFIG="$allconfig" allnoconfig >/dev/null
 else
 	rm -f "$allconfig.new"
 fi
@@ -27,7 +29,8 @@ missing=()
 while read -r opt; do
 	grep -qx "$opt=y" "$KBUILD/.config" || missing+=("$opt")
 done < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' \
-	"$HARNESS/config/required.list" "$HARNESS/config/required-$FLAVOUR.list" 2>/dev/null)
+	"$HARNESS/config/required.list" "$HARNESS/config/required-$FLAVOUR.list" \
+	"$HARNESS/config/required-$BPFEXC_ARCH.list" 2>/dev/null)
 # Options the fragments set that Kconfig dropped (unmet dependencies).
 while read -r line; do
 	grep -qx "$line" "$KBUILD/.config" || missing+=("${line%=*}")
@@ -35,11 +38,12 @@ done < <(grep -E '^CONFIG_[A-Z0-9_]+=y' "$allconfig")
 ((${#missing[@]} == 0)) || die "kernel config lacks: ${missing[*]}"
 
 jobs=${JOBS:-$(nproc)}
-log "building $FLAVOUR kernel (make -j$jobs bzImage modules_prepare), log: $KBUILD/build.log"
+image=$(basename "$KIMAGE")
+log "building $BPFEXC_ARCH $FLAVOUR kernel (make -j$jobs $image modules_prepare), log: $KBUILD/build.log"
 start=$SECONDS
-if ! make -C "$KSRC" O="$KBUILD" -j"$jobs" CC="ccache gcc" \
-	bzImage modules_prepare >"$KBUILD/build.log" 2>&1; then
+if ! "${KMAKE[@]}" -C "$KSRC" O="$KBUILD" -j"$jobs" \
+	"$image" modules_prepare >"$KBUILD/build.log" 2>&1; then
 	grep -E 'error|Error' "$KBUILD/build.log" | head -20 >&2
 	die "kernel build failed, see $KBUILD/build.log"
 fi
-log "kernel built in $((SECONDS - start)) s: $KBUILD/arch/x86/boot/bzImage"
+log "kernel built in $((SECONDS - start)) s: $KBUILD/$KIMAGE"

@@ -14,8 +14,40 @@ CACHE=${BPFEXC_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/bpf-exceptions}
 KSRC=${BPFEXC_KSRC:-$CACHE/linux-source-6.1}
 # Kernel flavour: lean (default) or another fragment in harness/config/.
 FLAVOUR=${FLAVOUR:-lean}
-KBUILD=${BPFEXC_KBUILD:-$CACHE/build-$FLAVOUR}
-GUEST=${BPFEXC_GUEST:-$CACHE/guest-$FLAVOUR}
+
+# Target architecture: x86_64 (default) or arm64, from `make ... ARCH=arm64`.
+# The tools' makefiles (libbpf, bpftool) read ARCH too, and bpftool must be
+# built for the host: every kernel or cross build is given ARCH explicitly
+# ($KMAKE below), and the environment keeps BPFEXC_ARCH instead.
+BPFEXC_ARCH=${BPFEXC_ARCH:-${ARCH:-x86_64}}
+unset ARCH
+case $BPFEXC_ARCH in
+x86_64 | x86)
+	BPFEXC_ARCH=x86_64 SRCARCH=x86 CROSS_COMPILE= KIMAGE=arch/x86/boot/bzImage
+	# x86_64 keeps the directory names it had before other architectures
+	archdir= ;;
+arm64 | aarch64)
+	BPFEXC_ARCH=arm64 SRCARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-
+	KIMAGE=arch/arm64/boot/Image archdir=arm64- ;;
+s390x | s390)
+	BPFEXC_ARCH=s390x SRCARCH=s390 CROSS_COMPILE=s390x-linux-gnu-
+	KIMAGE=arch/s390/boot/bzImage archdir=s390x- ;;
+ppc64el | ppc64le | powerpc)
+	BPFEXC_ARCH=ppc64el SRCARCH=powerpc CROSS_COMPILE=powerpc64le-linux-gnu-
+	KIMAGE=vmlinux archdir=ppc64el- ;;
+*) printf 'error: unknown ARCH %s (x86_64, arm64, s390x, ppc64el)\n' "$BPFEXC_ARCH" >&2; exit 1 ;;
+esac
+export BPFEXC_ARCH
+# Whether the series' JIT support for exceptions covers the architecture:
+# the exceptions suite and the converted programs run only there.
+case $BPFEXC_ARCH in x86_64 | arm64) EXCEPTIONS_JIT=1 ;; *) EXCEPTIONS_JIT=0 ;; esac
+# Whether the demo and the apps (examples/, asserts/, bench/, stress/,
+# fuzz/) run there: they are built against the host's libbpf, for x86-64.
+case $BPFEXC_ARCH in x86_64) APPS=1 ;; *) APPS=0 ;; esac
+# make -C <kernel tree or build dir> for the target architecture
+KMAKE=(make ARCH="$SRCARCH" CROSS_COMPILE="$CROSS_COMPILE" CC="ccache ${CROSS_COMPILE}gcc")
+KBUILD=${BPFEXC_KBUILD:-$CACHE/build-$archdir$FLAVOUR}
+GUEST=${BPFEXC_GUEST:-$CACHE/guest-$archdir$FLAVOUR}
 export CCACHE_DIR=${CCACHE_DIR:-$CACHE/ccache}
 
 log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }

@@ -11,9 +11,22 @@
 #         OUT (output dir), TESTS (prog_tests/<name>.c names),
 #         CONV (optional: a directory of progs/ and prog_tests/ sources
 #         beside the tree's, the converted programs of harness/convert.sh).
+#         XARCH, XCROSS (optional: the kernel's name of the target
+#         architecture, default x86, and the cross compiler's prefix).  A
+#         cross-built runner is linked statically: the guest has no
+#         libraries of that architecture.  Named so that the tools'
+#         makefiles (which read ARCH and CROSS_COMPILE) build bpftool for
+#         the host.
 # Targets: all (test_progs and the BPF objects), test_verifier.
 
 ST      := $(KSRC)/tools/testing/selftests/bpf
+XARCH   ?= x86
+ifneq ($(XCROSS),)
+CC      := $(XCROSS)gcc
+LDFLAGS := -static
+# the target's <asm/...> for BPF programs that include system headers
+XMULTIARCH := $(shell $(CC) -print-multiarch)
+endif
 CLANG   ?= clang
 LLVM_STRIP ?= llvm-strip
 LIBBPF  := $(OUT)/libbpf/libbpf.a
@@ -49,8 +62,9 @@ CFLAGS := -g -O0 -Wall -Werror -I$(OUT) -I$(ST) -I$(INC) \
 LDLIBS := -lelf -lz -lrt -lpthread
 
 CLANG_SYS_INCLUDES := $(shell $(CLANG) -v -E - </dev/null 2>&1 \
-	| sed -n '/<...> search starts here:/,/End of search list./{ s| \(/.*\)|-idirafter \1|p }')
-BPF_CFLAGS := -g -O2 -Werror -D__TARGET_ARCH_x86 -mlittle-endian \
+	| sed -n '/<...> search starts here:/,/End of search list./{ s| \(/.*\)|-idirafter \1|p }' \
+	$(if $(XMULTIARCH),| sed 's|/$(shell $(CLANG) -print-multiarch)$$|/$(XMULTIARCH)|'))
+BPF_CFLAGS := -g -O2 -Werror -D__TARGET_ARCH_$(XARCH) -mlittle-endian \
 	      -I$(OUT) -I$(INC) -I$(ST) -I$(KSRC)/tools/include/uapi \
 	      $(CLANG_SYS_INCLUDES) -Wno-compare-distinct-pointer-types
 
@@ -59,6 +73,7 @@ all: $(OUT)/test_progs $(BPF_OBJS)
 $(LIBBPF) &:
 	mkdir -p $(OUT)/libbpf
 	$(MAKE) -s -C $(KSRC)/tools/lib/bpf OUTPUT=$(OUT)/libbpf/ \
+		$(if $(XCROSS),ARCH=$(XARCH) CROSS_COMPILE=$(XCROSS)) \
 		DESTDIR=$(OUT)/usr prefix= EXTRA_CFLAGS='-g -O2' \
 		$(LIBBPF) install_headers
 
@@ -108,7 +123,7 @@ $(OUT)/%.o: $(ST)/%.c | $(LIBBPF)
 	$(CC) $(CFLAGS) -c $< -o $@
 
 $(OUT)/test_progs: $(TEST_OBJS) $(EXTRA_OBJS) $(LIBBPF)
-	$(CC) $(CFLAGS) -rdynamic $^ $(LDLIBS) -o $@
+	$(CC) $(CFLAGS) $(LDFLAGS) -rdynamic $^ $(LDLIBS) -o $@
 
 # The tree's test_verifier, all of it (for harness/regress.sh)
 $(OUT)/verifier/tests.h: $(wildcard $(ST)/verifier/*.c)
@@ -118,7 +133,7 @@ $(OUT)/verifier/tests.h: $(wildcard $(ST)/verifier/*.c)
 
 $(OUT)/test_verifier: $(ST)/test_verifier.c $(OUT)/verifier/tests.h $(OUT)/testing_helpers.o \
 		      $(OUT)/cap_helpers.o $(LIBBPF)
-	$(CC) $(CFLAGS) $(filter %.c %.o %.a,$^) $(LDLIBS) -o $@
+	$(CC) $(CFLAGS) $(LDFLAGS) $(filter %.c %.o %.a,$^) $(LDLIBS) -o $@
 
 .PHONY: all
 .DELETE_ON_ERROR:

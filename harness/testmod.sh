@@ -15,7 +15,7 @@ done
 # Its BTF is split BTF on top of vmlinux's: link it again whenever the
 # kernel was (an external module build does not depend on vmlinux).
 rm -f "$dir/bpf_testmod.ko"
-if ! make -C "$KBUILD" M="$dir" CC="ccache gcc" modules >"$dir/build.log" 2>&1; then
+if ! "${KMAKE[@]}" -C "$KBUILD" M="$dir" modules >"$dir/build.log" 2>&1; then
 	tail -n 20 "$dir/build.log" >&2
 	die "bpf_testmod.ko build failed, see $dir/build.log"
 fi

@@ -29,7 +29,7 @@ while getopts "t:s" o; do
 done
 shift $((OPTIND - 1))
 
-kernel=$KBUILD/arch/x86/boot/bzImage
+kernel=$KBUILD/$KIMAGE
 initrd=$GUEST/initramfs.cpio.gz
 [ -f "$kernel" ] || die "no kernel at $kernel: run harness/kernel.sh"
 [ -f "$initrd" ] || die "no initramfs at $initrd: run harness/initramfs.sh"
@@ -45,24 +45,45 @@ if (($#)); then printf '%q ' "$@"; else printf 'true'; fi > "$run/extra/run/cmd"
 { cat "$initrd"; head -c $(( (512 - $(stat -c %s "$initrd") % 512) % 512 )) /dev/zero
   cat "$run/cmd.cpio"; } > "$run/initrd"
 
-append="console=ttyS0 panic=-1 oops=panic nokaslr"
 if [ "${VM_ICOUNT:-0}" = 1 ]; then
 	cpus=(-smp 1 -icount shift=0,sleep=off)
 else
 	cpus=(-smp 2)
 fi
-qemu=(qemu-system-x86_64 -accel tcg -cpu max "${cpus[@]}" -m "${VM_MEM:-1G}"
+# Two ports: the kernel's console, and the results port that guest-init.sh
+# copies the command's output to (bpfexc.results=).
+case $BPFEXC_ARCH in
+x86_64)
+	machine=(qemu-system-x86_64 -cpu max)
+	console=ttyS0 results=ttyS1
+	# ports CONSOLE RESULTS: QEMU's options for the two, as -serial takes them
+	ports() { port_opts=(-serial "$1" -serial "$2"); } ;;
+arm64)
+	# virt has one UART; the results port is a virtio console.  QEMU's
+	# own pointer authentication algorithm is much faster under TCG.
+	machine=(qemu-system-aarch64 -M virt -cpu max,pauth-impdef=on)
+	console=ttyAMA0 results=hvc0
+	ports() {
+		local res=null
+		[[ $2 == file:* ]] && res="file,path=${2#file:}"
+		port_opts=(-serial "$1" -device virtio-serial-device
+			-chardev "$res,id=results" -device virtconsole,chardev=results)
+	} ;;
+*) die "no guest for $BPFEXC_ARCH (built only, see harness/cross-build.sh)" ;;
+esac
+append="console=$console panic=-1 oops=panic nokaslr bpfexc.results=$results"
+qemu=("${machine[@]}" -accel tcg "${cpus[@]}" -m "${VM_MEM:-1G}"
 	-kernel "$kernel" -initrd "$run/initrd" -no-reboot -nographic
 	-nodefaults -display none)
 
 if ((interactive)); then
-	exec "${qemu[@]}" -serial mon:stdio -serial null \
-		-append "$append bpfexc.shell"
+	ports mon:stdio null
+	exec "${qemu[@]}" "${port_opts[@]}" -append "$append bpfexc.shell"
 fi
 
+ports "file:$run/console.log" "file:$run/results.log"
 set +e
-timeout --foreground -k 5 "$timeout" "${qemu[@]}" \
-	-serial "file:$run/console.log" -serial "file:$run/results.log" \
+timeout --foreground -k 5 "$timeout" "${qemu[@]}" "${port_opts[@]}" \
 	-append "$append" </dev/null
 qrc=$?
 set -e
