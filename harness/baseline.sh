@@ -6,7 +6,7 @@
 source "$(dirname "$0")/lib.sh"
 
 base_src=$CACHE/linux-baseline
-base_build=$CACHE/build-baseline
+base_build=$CACHE/build-${archdir}baseline
 if [ ! -d "$base_src/.git" ] && [ ! -f "$base_src/.git" ]; then
 	git -C "$KSRC" worktree prune
 	git -C "$KSRC" worktree add -f "$base_src" baseline >/dev/null

@@ -13,6 +13,10 @@
 #   BPF_DEFINES   -D flags for the BPF object (optional)
 #   LIBBPF_CFLAGS, LIBBPF_LIBS  another libbpf for the loader (default:
 #                 Debian's, -lbpf)
+#   BPF_ARCH      the kernel's name of the target architecture, for
+#                 bpf_tracing.h (default x86)
+#   CC, LDFLAGS   the loader's compiler and link flags (a cross compiler
+#                 and -static for another architecture)
 
 CLANG ?= clang-14
 BPFTOOL ?= bpftool
@@ -20,7 +24,8 @@ BPFTOOL ?= bpftool
 # use; with clang's default (v1) every u32 that meets an asm barrier, as
 # in the assertion macros, is zero-extended with two shifts.
 BPF_CPU ?= v3
-BPF_CFLAGS := -g -O2 -target bpf -mcpu=$(BPF_CPU) -D__TARGET_ARCH_x86 -Wall -Werror
+BPF_ARCH ?= x86
+BPF_CFLAGS := -g -O2 -target bpf -mcpu=$(BPF_CPU) -D__TARGET_ARCH_$(BPF_ARCH) -Wall -Werror
 # Objects are rebuilt when this file (their flags) changes.
 THIS_MK := $(lastword $(MAKEFILE_LIST))
 
@@ -41,7 +46,7 @@ $(OUT)/$(SKEL).skel.h: $(OUT)/$(SKEL).bpf.o
 LIBBPF_LIBS ?= -lbpf
 
 $(OUT)/$(BIN): $(SRC)/$(USER_SRC) $(wildcard $(SRC)/*.h) $(OUT)/$(SKEL).skel.h
-	$(CC) -g -O2 -Wall -Werror -I$(OUT) -I$(SRC) $(LIBBPF_CFLAGS) $< $(LIBBPF_LIBS) -o $@
+	$(CC) -g -O2 -Wall -Werror -I$(OUT) -I$(SRC) $(LIBBPF_CFLAGS) $(LDFLAGS) $< $(LIBBPF_LIBS) -o $@
 
 .PHONY: all
 .DELETE_ON_ERROR:

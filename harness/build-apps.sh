@@ -9,12 +9,22 @@ source "$(dirname "$0")/lib.sh"
 header=$KSRC/tools/testing/selftests/bpf/bpf_exceptions.h
 [ -f "$header" ] || die "no $header: is the series applied?"
 
+# For another architecture than the host's: the loaders are cross-built
+# and linked statically (the guest has no shared libraries of its own),
+# against Debian's libbpf for that architecture (multiarch).
+arch_vars=(BPF_ARCH="$SRCARCH")
+static_libs=
+if [ -n "$CROSS_COMPILE" ]; then
+	static_libs="-lelf -lz"
+	arch_vars+=(CC="${CROSS_COMPILE}gcc" LDFLAGS=-static LIBBPF_LIBS="-lbpf $static_libs")
+fi
+
 # build_app SRC BPF_SRC USER_SRC SKEL BIN CLANG [BPF_CPU [MAKE_VARS...]]
 build_app() {
 	local out=$GUEST/apps/$5
 	mkdir -p "$out"
 	if ! make -s -f "$HARNESS/bpf-app.mk" SRC="$REPO/$1" BPF_SRC="$2" USER_SRC="$3" \
-		SKEL="$4" BIN="$5" CLANG="$6" BPF_CPU="${7:-v3}" "${@:8}" \
+		SKEL="$4" BIN="$5" CLANG="$6" BPF_CPU="${7:-v3}" "${arch_vars[@]}" "${@:8}" \
 		VMLINUX="$KBUILD/vmlinux" HEADER="$header" \
 		OUT="$out" >"$out/build.log" 2>&1; then
 		cat "$out/build.log" >&2
@@ -49,6 +59,7 @@ bench_out=$GUEST/apps/exceptions-bench
 build_bench_obj() {
 	if ! make -s -f "$HARNESS/bpf-app.mk" SRC="$REPO/bench" BPF_SRC="$2" SKEL="$1" \
 		CLANG=clang-14 VMLINUX="$KBUILD/vmlinux" HEADER="$header" OUT="$bench_out" \
+		BPF_ARCH="$SRCARCH" \
 		"${@:3}" "$bench_out/$1.bpf.o" >"$bench_out/$1.log" 2>&1; then
 		cat "$bench_out/$1.log" >&2
 		die "building bench/$2 as $1 failed"
@@ -65,7 +76,8 @@ cp "$GUEST/apps/packet-parser-clang14/parser.bpf.o" "$GUEST/selftests/bench_pars
 
 # The fuzzer writes raw BPF instructions: no BPF object to build.
 mkdir -p "$GUEST/apps/exceptions-fuzz"
-if ! cc -O2 -g -Wall -Werror "$REPO/fuzz/fuzz.c" -lbpf -o "$GUEST/apps/exceptions-fuzz/exceptions-fuzz"; then
+if ! "${CROSS_COMPILE}gcc" -O2 -g -Wall -Werror ${CROSS_COMPILE:+-static} "$REPO/fuzz/fuzz.c" \
+	-lbpf $static_libs -o "$GUEST/apps/exceptions-fuzz/exceptions-fuzz"; then
 	die "building exceptions-fuzz failed"
 fi
 echo "$GUEST/apps/exceptions-fuzz/exceptions-fuzz"

@@ -26,7 +26,7 @@ arm64)
 	# Debian's arm64 libraries (multiarch); its busybox is unpacked from
 	# Debian's busybox-static for arm64 (harness/busybox.sh).
 	PKGS+=(gcc-aarch64-linux-gnu qemu-system-arm
-	       libelf-dev:arm64 zlib1g-dev:arm64 libc6-dev:arm64) ;;
+	       libelf-dev:arm64 zlib1g-dev:arm64 libc6-dev:arm64 libbpf-dev:arm64) ;;
 s390x) PKGS+=(gcc-s390x-linux-gnu) ;;
 ppc64el) PKGS+=(gcc-powerpc64le-linux-gnu) ;;
 esac

@@ -42,8 +42,8 @@ export BPFEXC_ARCH
 # the exceptions suite and the converted programs run only there.
 case $BPFEXC_ARCH in x86_64 | arm64) EXCEPTIONS_JIT=1 ;; *) EXCEPTIONS_JIT=0 ;; esac
 # Whether the demo and the apps (examples/, asserts/, bench/, stress/,
-# fuzz/) run there: they are built against the host's libbpf, for x86-64.
-case $BPFEXC_ARCH in x86_64) APPS=1 ;; *) APPS=0 ;; esac
+# fuzz/) run there: built against Debian's libbpf for that architecture.
+case $BPFEXC_ARCH in x86_64 | arm64) APPS=1 ;; *) APPS=0 ;; esac
 # make -C <kernel tree or build dir> for the target architecture
 KMAKE=(make ARCH="$SRCARCH" CROSS_COMPILE="$CROSS_COMPILE" CC="ccache ${CROSS_COMPILE}gcc")
 KBUILD=${BPFEXC_KBUILD:-$CACHE/build-$archdir$FLAVOUR}

@@ -12,7 +12,7 @@ source "$(dirname "$0")/lib.sh"
 base_src=$CACHE/linux-baseline
 base_build=$("$HARNESS/baseline.sh")
 
-out=$CACHE/guest-regress
+out=$CACHE/guest-${archdir}regress
 mkdir -p "$out/selftests"
 # Each kernel gets the bpf_testmod.ko of its own tree, built against it
 BPFEXC_KSRC=$base_src BPFEXC_KBUILD=$base_build BPFEXC_GUEST=$out/baseline \
@@ -24,7 +24,7 @@ tests=$(ls "$KSRC"/tools/testing/selftests/bpf/prog_tests/*.c | xargs -n1 basena
 	-e '/^$/d' "$HARNESS/regress-exclude.list") | xargs)
 log "building test_verifier and test_progs ($(wc -w <<<"$tests") tests)"
 make -s -j"$(nproc)" -f "$HARNESS/selftests.mk" KSRC="$KSRC" KBUILD="$KBUILD" \
-	OUT="$out/selftests" TESTS="$tests" all "$out/selftests/test_verifier" \
+	XARCH="$SRCARCH" XCROSS="$CROSS_COMPILE" OUT="$out/selftests" TESTS="$tests" all "$out/selftests/test_verifier" \
 	>"$out/selftests.log" 2>&1 || { tail -n 20 "$out/selftests.log"; die "build failed"; }
 BPFEXC_GUEST=$out "$HARNESS/initramfs.sh" "$out/selftests" "$out/selftests/test_verifier"
 
