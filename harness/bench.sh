@@ -15,7 +15,7 @@ source "$(dirname "$0")/lib.sh"
 "$HARNESS/build.sh"
 rounds=${BENCH_ROUNDS:-7}
 repeat=${BENCH_REPEAT:-50000}
-out=$CACHE/bench-$(date +%Y%m%d-%H%M%S).txt
+out=$CACHE/bench-${archdir}$(date +%Y%m%d-%H%M%S).txt
 {
 	echo "== 1. instruction counts (QEMU -icount shift=0,sleep=off, one vCPU)"
 	VM_ICOUNT=1 "$HARNESS/vm.sh" -t 3000 exceptions-bench -i "$rounds" "$repeat"
@@ -25,7 +25,7 @@ out=$CACHE/bench-$(date +%Y%m%d-%H%M%S).txt
 } | tee "$out"
 if [ "${BENCH_BASELINE:-1}" != 0 ]; then
 	base_build=$("$HARNESS/baseline.sh")
-	nothrow=$CACHE/bench-nothrow
+	nothrow=$CACHE/bench-${archdir}nothrow
 	mkdir -p "$nothrow"
 	VM_ICOUNT=1 "$HARNESS/vm.sh" -t 600 exceptions-bench -n 10000 |
 		grep '^NOTHROW' > "$nothrow/patched.txt"
