@@ -19,8 +19,9 @@ cat "$HARNESS/config/lean.config" "$HARNESS/config/$BPFEXC_ARCH.config" > "$allc
 [ "$FLAVOUR" = lean ] || cat "$frag" >> "$allconfig.new"
 if ! cmp -s "$allconfig.new" "$allconfig" || [ ! -f "$KBUILD/.config" ]; then
 	log "configuring $FLAVOUR kernel in $KBUILD"
+	# The fragment is kept only once the config was made from it
+	"${KMAKE[@]}" -s -C "$KSRC" O="$KBUILD" KCONFIG_ALLCONFIG="$allconfig.new" allnoconfig >/dev/null
 	mv "$allconfig.new" "$allconfig"
-	"${KMAKE[@]}" -s -C "$KSRC" O="$KBUILD" KCONFIG_ALLCONFIG="$allconfig" allnoconfig >/dev/null
 else
 	rm -f "$allconfig.new"
 fi
