@@ -14,7 +14,7 @@ help:
 	@echo "make shell    boot the guest with an interactive shell"
 	@echo "make build    build kernel, test runner and initramfs only"
 	@echo "make cross-build  build the series for s390x and ppc64el (no guest)"
-	@echo "ARCH=arm64    (with run, check, regress, build, shell) the arm64 guest"
+	@echo "ARCH=arm64    (with run, check, bench, regress, build, shell) the arm64 guest"
 
 run:
 	harness/run-demo.sh

@@ -59,7 +59,7 @@ bench_out=$GUEST/apps/exceptions-bench
 build_bench_obj() {
 	if ! make -s -f "$HARNESS/bpf-app.mk" SRC="$REPO/bench" BPF_SRC="$2" SKEL="$1" \
 		CLANG=clang-14 VMLINUX="$KBUILD/vmlinux" HEADER="$header" OUT="$bench_out" \
-		BPF_ARCH="$SRCARCH" \
+		"${arch_vars[@]}" \
 		"${@:3}" "$bench_out/$1.bpf.o" >"$bench_out/$1.log" 2>&1; then
 		cat "$bench_out/$1.log" >&2
 		die "building bench/$2 as $1 failed"

@@ -53,6 +53,14 @@ fi
 
 log "applying ${#patches[@]} patches on baseline"
 g am --abort >/dev/null 2>&1 || true
+# What the reset discards, commits made in the tree and edits to its files,
+# stays reachable under refs/bpfexc/discarded
+saved=$(g stash create 2>/dev/null || true)
+[ -n "$saved" ] || saved=$(g rev-parse HEAD)
+if [ "$saved" != "$head" ]; then
+	g update-ref refs/bpfexc/discarded "$saved"
+	log "the tree's own commits and edits are kept in refs/bpfexc/discarded"
+fi
 g reset -q --hard baseline
 g clean -q -fdx
 for p in ${patches[@]+"${patches[@]}"}; do
