@@ -211,19 +211,32 @@ static void generate(struct prog *p)
 				i = steps;
 			break;
 		}
-		case 4: {	/* a reference held across a possible throw */
-			bool throws = rnd(2);
+		case 4: {	/* a reference held at a possible throw */
+			/* 0: no throw; 1: a throw in main, which releases
+			 * it; 2: a call to a subprog that may throw, which
+			 * cannot release its caller's reference
+			 */
+			int how = rnd(3), k = rnd(2) ? 10 : 200;
+
+			if (how == 2 && nsub == 7)
+				how = 0;
 
 			emit(p, MOV_IMM(1, 0));
 			emit(p, STX_DW(10, 1, -8));
 			emit(p, MOV_REG(1, 10));
 			emit(p, ADD_IMM(1, -8));
 			emit(p, CALL_KFUNC(id_acquire));
-			emit(p, JEQ_IMM(0, 0, throws ? 8 : 3));	/* NULL: skip to after release */
+			/* NULL: skip to after release */
+			emit(p, JEQ_IMM(0, 0, how == 1 ? 8 : how == 2 ? 5 : 3));
 			emit(p, MOV_REG(8, 0));
-			if (throws) {
-				throw_if(p, 200, 0x200 + i);	/* never taken, still invalid */
-				invalid(p, "throw with a reference held");
+			if (how == 1) {
+				throw_if(p, k, 0x200 + i);
+			} else if (how == 2) {
+				kinds[nsub] = SUB_THROWS;
+				ks[nsub] = 200;		/* never taken, still invalid */
+				emit(p, MOV_REG(1, 7));
+				emit_sub_ref(p, nsub++, false, 0);
+				invalid(p, "a subprog may throw while main holds a reference");
 			}
 			emit(p, MOV_REG(1, 8));
 			emit(p, CALL_KFUNC(id_release));
