@@ -234,7 +234,8 @@ static void generate(struct prog *p)
 			} else if (how == 2) {
 				kinds[nsub] = SUB_THROWS;
 				ks[nsub] = 200;		/* never taken, still invalid */
-				emit(p, MOV_REG(1, 7));
+				/* a fresh length: r7 may be bounded already */
+				emit(p, LDX_W(1, 6, 0));
 				emit_sub_ref(p, nsub++, false, 0);
 				invalid(p, "a subprog may throw while main holds a reference");
 			}
@@ -406,6 +407,11 @@ int main(int argc, char **argv)
 		if (!p.valid) {
 			bad++;
 			fprintf(stderr, "program %d: accepted, expected rejection: %s\n", i, p.why);
+			/* the verifier's whole walk, to see where it went */
+			close(fd);
+			lopts.log_level = 2;
+			fd = bpf_prog_load(BPF_PROG_TYPE_SCHED_CLS, NULL, "GPL", p.insns, p.n, &lopts);
+			fprintf(stderr, "%s\n", log);
 		} else if (bpf_prog_test_run_opts(fd, &topts) || (int)topts.retval != p.ret) {
 			bad++;
 			fprintf(stderr, "program %d: returned %d, expected %d\n", i,
