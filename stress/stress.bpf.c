@@ -2,7 +2,8 @@
 /*
  * Programs for the stress test (stress/stress.c): a tc program that throws
  * three calls deep, through a subprog traced by fexit (a trampoline between
- * its frames), and tracing programs that throw themselves.
+ * its frames), tracing programs that throw themselves, and a tc program
+ * that throws holding a ring buffer record and a test kfunc's object.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -12,6 +13,18 @@
 char _license[] SEC("license") = "GPL";
 
 __u64 fentry_runs, fexit_runs;
+
+struct prog_test_ref_kfunc *bpf_kfunc_call_test_acquire(unsigned long *sp) __ksym;
+void bpf_kfunc_call_test_release(struct prog_test_ref_kfunc *p) __ksym;
+
+#define RB_SIZE (4 << 20)
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, RB_SIZE);
+} stress_rb SEC(".maps");
+
+int refcnt;
 
 __noinline int stress_l3(int x)
 {
@@ -52,4 +65,63 @@ int BPF_PROG(stress_fexit, int x, int ret)
 {
 	__sync_fetch_and_add(&fexit_runs, 1);
 	return 0;
+}
+
+/* Throws from a subprog's frame holding a ring buffer record and a test
+ * kfunc's object, which the throw releases; 1 if the ring was full (its
+ * consumer lags), which releases the object itself
+ */
+static __noinline int stress_hold_l1(int x)
+{
+	struct prog_test_ref_kfunc *p;
+	unsigned long sl = 0;
+	__u64 *rec;
+
+	p = bpf_kfunc_call_test_acquire(&sl);
+	if (!p)
+		return 2;
+	rec = bpf_ringbuf_reserve(&stress_rb, 64, 0);
+	if (!rec) {
+		bpf_kfunc_call_test_release(p);
+		return 1;
+	}
+	*rec = x;
+	if (x > 0)
+		bpf_throw(0);
+	bpf_ringbuf_submit(rec, 0);
+	bpf_kfunc_call_test_release(p);
+	return 3;
+}
+
+SEC("tc")
+int stress_hold(struct __sk_buff *ctx)
+{
+	return stress_hold_l1(ctx->len);
+}
+
+/* The test kfunc's object's refcount, less this program's reference */
+SEC("tc")
+int stress_refcnt(struct __sk_buff *ctx)
+{
+	struct prog_test_ref_kfunc *p;
+	unsigned long sl = 0;
+
+	p = bpf_kfunc_call_test_acquire(&sl);
+	if (!p)
+		return 1;
+	refcnt = p->cnt.refs.counter - 1;
+	bpf_kfunc_call_test_release(p);
+	return 0;
+}
+
+/* 1 if the whole ring can be reserved: no record holds a part of it */
+SEC("tc")
+int stress_reserve_all(struct __sk_buff *ctx)
+{
+	void *rec = bpf_ringbuf_reserve(&stress_rb, RB_SIZE - 16, 0);
+
+	if (!rec)
+		return 0;
+	bpf_ringbuf_discard(rec, 0);
+	return 1;
 }

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Stress test: both CPUs throw at once, through a traced subprog and with
- * throwing tracing programs attached, while a third thread loads, attaches
- * and unloads programs that throw.  Then checks that every run returned
- * the exception value, and that the number of BPF programs and the slab
- * usage are back to where they were.  The harness fails on any kernel
- * warning, and on debug kernels scans for leaks.
+ * throwing tracing programs attached, and (every other run) holding a ring
+ * buffer record and a test kfunc's object, which the throw releases, while
+ * a third thread loads, attaches and unloads programs that throw and a
+ * fourth consumes the ring.  Then checks that every run returned the
+ * exception value, that the ring delivered no record and can be reserved
+ * whole, that the object's refcount is back, and that the number of BPF
+ * programs and the slab usage are back to where they were.  The harness
+ * fails on any kernel warning, and on debug kernels scans for leaks.
  *
  *   exceptions-stress [THROWS]     (default 1000000, over both CPUs)
  */
@@ -21,12 +24,17 @@
 #include "stress.skel.h"
 
 #define REPEAT 10000
+/* runs of the program that holds a record: a ring of 4 MB takes about
+ * 58000 records, which its consumer may let pile up meanwhile
+ */
+#define HOLD_REPEAT REPEAT
 #define MIN_CHURN 20	/* load/unload rounds during the throws, at least */
 
 static long throws_per_cpu;
 static volatile int stop_churn;
 static long churn_rounds;
 static int failed;
+static long ring_full, records;
 static unsigned char pkt[64];
 
 /* Load the tc program, then the tracing programs attached to its subprogs */
@@ -74,8 +82,8 @@ static void teardown(struct stress *tc, struct stress *tr, struct bpf_link **lin
 }
 
 struct worker {
-	int cpu, prog_fd;
-	long throws;
+	int cpu, prog_fd, hold_fd;
+	long throws, hold_throws;
 };
 
 static void *thrower(void *arg)
@@ -96,8 +104,48 @@ static void *thrower(void *arg)
 			break;
 		}
 		w->throws += REPEAT;
+
+		/* Holding a record and an object: each run throws (0), or
+		 * finds the ring full (1) and releases the object itself
+		 */
+		opts.repeat = HOLD_REPEAT;
+		if (bpf_prog_test_run_opts(w->hold_fd, &opts) || opts.retval > 1) {
+			fprintf(stderr, "cpu %d: holding run failed or retval %u\n", w->cpu,
+				opts.retval);
+			__sync_fetch_and_add(&failed, 1);
+			break;
+		}
+		if (opts.retval)
+			__sync_fetch_and_add(&ring_full, 1);
+		w->hold_throws += HOLD_REPEAT;
 	}
 	return NULL;
+}
+
+static int count_record(void *ctx, void *data, size_t size)
+{
+	__sync_fetch_and_add(&records, 1);
+	return 0;
+}
+
+/* The ring's consumer: discarded records only make it move on */
+static void *consume(void *arg)
+{
+	struct ring_buffer *rb = arg;
+
+	while (!stop_churn)
+		ring_buffer__poll(rb, 10);
+	ring_buffer__consume(rb);
+	return NULL;
+}
+
+/* A tc program's run with one packet, its return value or -1 */
+static int run_once(int fd)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = pkt,
+		    .data_size_in = sizeof(pkt), .repeat = 1);
+
+	return bpf_prog_test_run_opts(fd, &opts) ? -1 : (int)opts.retval;
 }
 
 /* Load, attach, run once and unload throwing programs, over and over */
@@ -153,9 +201,10 @@ int main(int argc, char **argv)
 	struct worker w[2] = { { .cpu = 0 }, { .cpu = 1 } };
 	struct bpf_link *links[2] = {};
 	long progs_before, progs_after, slab_before, slab_after;
-	pthread_t t[2], c;
+	int i, refcnt_before, refcnt_after, whole_ring;
+	pthread_t t[2], c, r;
 	struct stress *tc, *tr;
-	int i;
+	struct ring_buffer *rb;
 
 	/* A throw needs a non-empty packet: stress_l3 throws for x > 0 */
 	pkt[12] = 0x08;
@@ -167,18 +216,39 @@ int main(int argc, char **argv)
 		fprintf(stderr, "setup failed\n");
 		return 1;
 	}
+	rb = ring_buffer__new(bpf_map__fd(tc->maps.stress_rb), count_record, NULL, NULL);
+	if (!rb || run_once(bpf_program__fd(tc->progs.stress_refcnt))) {
+		fprintf(stderr, "ring buffer or refcount setup failed\n");
+		return 1;
+	}
+	refcnt_before = tc->bss->refcnt;
 	for (i = 0; i < 2; i++) {
 		w[i].prog_fd = bpf_program__fd(tc->progs.stress_throw);
+		w[i].hold_fd = bpf_program__fd(tc->progs.stress_hold);
 		pthread_create(&t[i], NULL, thrower, &w[i]);
 	}
 	pthread_create(&c, NULL, churn, NULL);
+	pthread_create(&r, NULL, consume, rb);
 	for (i = 0; i < 2; i++)
 		pthread_join(t[i], NULL);
 	stop_churn = 1;
 	pthread_join(c, NULL);
+	pthread_join(r, NULL);
 
 	printf("throws: cpu0 %ld, cpu1 %ld, total %ld\n", w[0].throws, w[1].throws,
 	       w[0].throws + w[1].throws);
+	printf("throws holding a ring buffer record and a kfunc object: cpu0 %ld, cpu1 %ld "
+	       "(%ld runs of %d found the ring full)\n", w[0].hold_throws, w[1].hold_throws,
+	       ring_full, HOLD_REPEAT);
+	run_once(bpf_program__fd(tc->progs.stress_refcnt));
+	refcnt_after = tc->bss->refcnt;
+	whole_ring = run_once(bpf_program__fd(tc->progs.stress_reserve_all)) == 1;
+	printf("kfunc object refcount: %d before, %d after; ring: %ld records delivered, "
+	       "whole ring reservable: %s\n", refcnt_before, refcnt_after, records,
+	       whole_ring ? "yes" : "no");
+	if (refcnt_after != refcnt_before || records || !whole_ring)
+		failed++;
+	ring_buffer__free(rb);
 	printf("tracing programs: fentry (throws) ran %llu times, fexit ran %llu times\n",
 	       (unsigned long long)tr->bss->fentry_runs,
 	       (unsigned long long)tr->bss->fexit_runs);
