@@ -503,14 +503,25 @@ static void print_shape(struct shape *sh, const char *unit)
 	       (double)sh->v[VA].insns / sh->v[VB].insns);
 }
 
+/* Section 2b: the programs that throw holding holds[h] objects */
+#define HOLDS 3
+static const int holds[HOLDS] = { 0, 1, 4 };
+
+static struct bpf_program *hold_prog(struct bench *skel, int h)
+{
+	return h == 0 ? skel->progs.throw_hold0 :
+	       h == 1 ? skel->progs.throw_hold1 : skel->progs.throw_hold4;
+}
+
 int main(int argc, char **argv)
 {
 	struct stat ret_ns[DEPTHS] = {}, thr_ns[DEPTHS] = {}, ratio[DEPTHS] = {};
+	struct stat hold_ret[HOLDS] = {}, hold_thr[HOLDS] = {}, hold_ratio[HOLDS] = {};
 	struct stat vt_a = {}, vt_b = {};
 	const char *unit = "ns/run";
 	struct bench *skel;
 	unsigned int s, k;
-	int r, d, ret, argi = 1;
+	int r, d, h, ret, argi = 1;
 
 	if (argc > 1 && !strcmp(argv[1], "-n")) {
 		if (argc > 2)
@@ -560,6 +571,22 @@ int main(int argc, char **argv)
 			if (sh->p[VD])
 				add(&sh->ad, t[VA] / t[VD]);
 		}
+		for (h = 0; h < HOLDS; h++) {
+			struct bpf_program *prog = hold_prog(skel, h);
+			double tr, tt;
+
+			skel->bss->do_throw = 0;
+			tr = run_ns(prog, &ret);
+			skel->bss->do_throw = 1;
+			tt = run_ns(prog, &ret);
+			if (ret != 0) {
+				fprintf(stderr, "throw holding %d returned %d\n", holds[h], ret);
+				return 1;
+			}
+			add(&hold_ret[h], tr);
+			add(&hold_thr[h], tt);
+			add(&hold_ratio[h], tt / tr);
+		}
 		for (d = 1; d <= DEPTHS; d++) {
 			double tr, tt;
 
@@ -608,6 +635,14 @@ int main(int argc, char **argv)
 	       (median(&thr_ns[DEPTHS - 1]) - median(&thr_ns[0])) / (DEPTHS - 1),
 	       (median(&ret_ns[DEPTHS - 1]) - median(&ret_ns[0])) / (DEPTHS - 1), DEPTHS);
 	printf("   targets: throw/return <= 1.3 at frame 1, <= 1.0 at frame %d\n\n", DEPTHS);
+
+	printf("2b. A throw that releases what it holds: from frame 2 holding N test kfunc\n");
+	printf("   objects, against releasing them and returning\n");
+	printf("   %-6s %-26s %-26s %s\n", "N", unit, "throw", "throw/return");
+	for (h = 0; h < HOLDS; h++)
+		printf("   %-6d %-26s %-26s %s\n", holds[h], fmt(&hold_ret[h], "%.1f"),
+		       fmt(&hold_thr[h], "%.1f"), fmt(&hold_ratio[h], "%.2f"));
+	printf("\n");
 
 	printf("3. Verification: assertions against explicit error propagation\n");
 	printf("   %-22s %-12s %-12s %s\n", "", "(a) assert", "(b) explicit", "a/b");

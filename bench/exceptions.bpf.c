@@ -17,7 +17,9 @@
  *    - flat: one function, no subprogs, eight checks, each with its own
  *      cookie (a) or error code (b).
  * 2. A chain of 1 to 8 frames that throws at a given depth, or returns from
- *    it normally: the cost of a throw against a return.
+ *    it normally: the cost of a throw against a return.  And a subprog
+ *    that holds 0, 1 or 4 test kfunc objects when it throws (which
+ *    releases them) or releases them and returns.
  *
  * Built twice: as is, and with -DBENCH_NO_THROW, which leaves only the
  * programs that cannot throw, for a kernel without the series: what such
@@ -339,5 +341,76 @@ int throw_chain(struct __sk_buff *ctx)
 		return 1;
 	}
 	return chain_2(ctx->len) + 1;
+}
+
+struct prog_test_ref_kfunc *bpf_kfunc_call_test_acquire(unsigned long *sp) __ksym;
+void bpf_kfunc_call_test_release(struct prog_test_ref_kfunc *p) __ksym;
+
+static __noinline int hold0(int x)
+{
+	if (do_throw)
+		bpf_throw(2);
+	return x;
+}
+
+static __noinline int hold1(int x)
+{
+	struct prog_test_ref_kfunc *a;
+	unsigned long sl = 0;
+
+	a = bpf_kfunc_call_test_acquire(&sl);
+	if (!a)
+		return 0;
+	if (do_throw)
+		bpf_throw(2);
+	bpf_kfunc_call_test_release(a);
+	return x;
+}
+
+static __noinline int hold4(int x)
+{
+	struct prog_test_ref_kfunc *a, *b, *c, *d;
+	unsigned long sl = 0;
+
+	a = bpf_kfunc_call_test_acquire(&sl);
+	if (!a)
+		return 0;
+	b = bpf_kfunc_call_test_acquire(&sl);
+	if (!b)
+		goto out_a;
+	c = bpf_kfunc_call_test_acquire(&sl);
+	if (!c)
+		goto out_b;
+	d = bpf_kfunc_call_test_acquire(&sl);
+	if (!d)
+		goto out_c;
+	if (do_throw)
+		bpf_throw(2);
+	bpf_kfunc_call_test_release(d);
+out_c:
+	bpf_kfunc_call_test_release(c);
+out_b:
+	bpf_kfunc_call_test_release(b);
+out_a:
+	bpf_kfunc_call_test_release(a);
+	return x;
+}
+
+SEC("tc")
+int throw_hold0(struct __sk_buff *ctx)
+{
+	return hold0(ctx->len) + 1;
+}
+
+SEC("tc")
+int throw_hold1(struct __sk_buff *ctx)
+{
+	return hold1(ctx->len) + 1;
+}
+
+SEC("tc")
+int throw_hold4(struct __sk_buff *ctx)
+{
+	return hold4(ctx->len) + 1;
 }
 #endif /* BENCH_NO_THROW */
