@@ -7,7 +7,10 @@
  * time), so the generator knows both whether the verifier must accept the
  * program and what it must return when run.  Every load must end as
  * predicted: accepted and returning the expected value, or rejected by the
- * verifier with a message.  The harness fails on any kernel splat.
+ * verifier with a message.  Programs hold test kfunc objects and ring
+ * buffer records at their throws: a record a throw did not release would
+ * fill the ring, and a later reservation's failure would change a return
+ * value.  The harness fails on any kernel splat.
  *
  *   exceptions-fuzz [COUNT [SEED]]
  */
@@ -40,6 +43,7 @@
 #define CALL_SUB(rel)	INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_CALL, 0, rel)
 
 static int id_throw, id_set_cb, id_acquire, id_release;
+static int ringbuf_fd;		/* a ring buffer the programs reserve from */
 static int prog_btf_fd, func_type[9];
 static unsigned int rng;
 
@@ -187,7 +191,7 @@ static void generate(struct prog *p)
 
 	steps = 1 + rnd(6);
 	for (i = 0; i < steps; i++) {
-		switch (rnd(9)) {
+		switch (rnd(10)) {
 		case 0:
 		case 1:		/* conditional throw in main */
 			throw_if(p, rnd(2) ? 0 : 100 + rnd(50), 0x100 + i);
@@ -275,6 +279,22 @@ static void generate(struct prog *p)
 			p->ended = true;
 			i = steps;	/* nothing after it */
 			continue;
+		case 9: {	/* a ring buffer record held at a possible throw */
+			int k = rnd(2) ? 10 : 200;
+
+			emit(p, INSN(BPF_LD | BPF_IMM | BPF_DW, 1, BPF_PSEUDO_MAP_FD, 0, ringbuf_fd));
+			emit(p, INSN(0, 0, 0, 0, 0));
+			emit(p, MOV_IMM(2, 64));
+			emit(p, MOV_IMM(3, 0));
+			emit(p, CALL_HELPER(BPF_FUNC_ringbuf_reserve));
+			emit(p, JEQ_IMM(0, 0, 9));	/* NULL: skip to after discard */
+			emit(p, MOV_REG(9, 0));
+			throw_if(p, k, 0x300 + i);	/* releases the record */
+			emit(p, MOV_REG(1, 9));
+			emit(p, MOV_IMM(2, 0));
+			emit(p, CALL_HELPER(BPF_FUNC_ringbuf_discard));
+			break;
+		}
 		case 8: {	/* a subprog that tries to set the callback */
 			if (nsub == 7 || exc_cb < 0 || rnd(2))
 				break;
@@ -339,6 +359,14 @@ static void make_prog_btf(void)
 	prog_btf_fd = btf__fd(b);
 }
 
+static int records;
+
+static int count_record(void *ctx, void *data, size_t size)
+{
+	records++;
+	return 0;
+}
+
 static int btf_id(struct btf *btf, const char *name)
 {
 	int id = btf__find_by_name_kind(btf, name, BTF_KIND_FUNC);
@@ -355,6 +383,7 @@ int main(int argc, char **argv)
 	int count = argc > 1 ? atoi(argv[1]) : 5000, i, accepted = 0, rejected = 0, bad = 0;
 	unsigned char pkt[PKT_LEN] = { [12] = 0x08 };
 	static char log[1 << 16];
+	struct ring_buffer *rb;
 	struct btf *btf;
 	struct prog p;
 
@@ -369,6 +398,15 @@ int main(int argc, char **argv)
 	id_acquire = btf_id(btf, "bpf_kfunc_call_test_acquire");
 	id_release = btf_id(btf, "bpf_kfunc_call_test_release");
 	make_prog_btf();
+	/* Each run discards what it reserved, and the consumer passes over
+	 * it: a small ring fills soon if a throw leaves records reserved
+	 */
+	ringbuf_fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "fuzz_rb", 0, 0, 4096, NULL);
+	rb = ring_buffer__new(ringbuf_fd, count_record, NULL, NULL);
+	if (ringbuf_fd < 0 || !rb) {
+		fprintf(stderr, "ring buffer setup failed\n");
+		return 1;
+	}
 
 	for (i = 0; i < count; i++) {
 		struct bpf_func_info finfo[9];
@@ -412,12 +450,18 @@ int main(int argc, char **argv)
 			lopts.log_level = 2;
 			fd = bpf_prog_load(BPF_PROG_TYPE_SCHED_CLS, NULL, "GPL", p.insns, p.n, &lopts);
 			fprintf(stderr, "%s\n", log);
-		} else if (bpf_prog_test_run_opts(fd, &topts) || (int)topts.retval != p.ret) {
+		} else if (bpf_prog_test_run_opts(fd, &topts) || (int)topts.retval != p.ret ||
+			   ring_buffer__consume(rb) < 0) {
 			bad++;
 			fprintf(stderr, "program %d: returned %d, expected %d\n", i,
 				topts.retval, p.ret);
 		}
 		close(fd);
+	}
+	/* every record reserved was discarded, by the program or its throw */
+	if (records) {
+		fprintf(stderr, "%d ring buffer records submitted\n", records);
+		bad++;
 	}
 	printf("fuzz: %d programs (seed %s), %d accepted, %d rejected, %d unexpected\n",
 	       count, argc > 2 ? argv[2] : "1", accepted, rejected, bad);
