@@ -217,8 +217,8 @@ static void generate(struct prog *p)
 		}
 		case 4: {	/* a reference held at a possible throw */
 			/* 0: no throw; 1: a throw in main, which releases
-			 * it; 2: a call to a subprog that may throw, which
-			 * cannot release its caller's reference
+			 * it; 2: a call to a subprog that may throw, whose
+			 * throw releases its caller's reference
 			 */
 			int how = rnd(3), k = rnd(2) ? 10 : 200;
 
@@ -237,11 +237,12 @@ static void generate(struct prog *p)
 				throw_if(p, k, 0x200 + i);
 			} else if (how == 2) {
 				kinds[nsub] = SUB_THROWS;
-				ks[nsub] = 200;		/* never taken, still invalid */
+				ks[nsub] = k;
+				if (PKT_LEN > k)
+					p->thrown = true;
 				/* a fresh length: r7 may be bounded already */
 				emit(p, LDX_W(1, 6, 0));
 				emit_sub_ref(p, nsub++, false, 0);
-				invalid(p, "a subprog may throw while main holds a reference");
 			}
 			emit(p, MOV_REG(1, 8));
 			emit(p, CALL_KFUNC(id_release));
@@ -281,15 +282,27 @@ static void generate(struct prog *p)
 			continue;
 		case 9: {	/* a ring buffer record held at a possible throw */
 			int k = rnd(2) ? 10 : 200;
+			/* in main, or in a subprog it calls */
+			bool sub = nsub < 7 && rnd(2);
 
 			emit(p, INSN(BPF_LD | BPF_IMM | BPF_DW, 1, BPF_PSEUDO_MAP_FD, 0, ringbuf_fd));
 			emit(p, INSN(0, 0, 0, 0, 0));
 			emit(p, MOV_IMM(2, 64));
 			emit(p, MOV_IMM(3, 0));
 			emit(p, CALL_HELPER(BPF_FUNC_ringbuf_reserve));
-			emit(p, JEQ_IMM(0, 0, 9));	/* NULL: skip to after discard */
+			/* NULL: skip to after discard */
+			emit(p, JEQ_IMM(0, 0, sub ? 6 : 9));
 			emit(p, MOV_REG(9, 0));
-			throw_if(p, k, 0x300 + i);	/* releases the record */
+			if (sub) {
+				kinds[nsub] = SUB_THROWS;
+				ks[nsub] = k;
+				if (PKT_LEN > k)
+					p->thrown = true;
+				emit(p, LDX_W(1, 6, 0));
+				emit_sub_ref(p, nsub++, false, 0);
+			} else {
+				throw_if(p, k, 0x300 + i);	/* releases the record */
+			}
 			emit(p, MOV_REG(1, 9));
 			emit(p, MOV_IMM(2, 0));
 			emit(p, CALL_HELPER(BPF_FUNC_ringbuf_discard));
