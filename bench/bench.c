@@ -513,10 +513,21 @@ static struct bpf_program *hold_prog(struct bench *skel, int h)
 	       h == 1 ? skel->progs.throw_hold1 : skel->progs.throw_hold4;
 }
 
+/* Section 2c: main holds an object across calls that throw from frame 2, 4 */
+#define CALLER_HOLDS 2
+static const int caller_frames[CALLER_HOLDS] = { 2, 4 };
+
+static struct bpf_program *caller_hold_prog(struct bench *skel, int h)
+{
+	return h == 0 ? skel->progs.throw_caller_hold_f2 : skel->progs.throw_caller_hold_f4;
+}
+
 int main(int argc, char **argv)
 {
 	struct stat ret_ns[DEPTHS] = {}, thr_ns[DEPTHS] = {}, ratio[DEPTHS] = {};
 	struct stat hold_ret[HOLDS] = {}, hold_thr[HOLDS] = {}, hold_ratio[HOLDS] = {};
+	struct stat chold_ret[CALLER_HOLDS] = {}, chold_thr[CALLER_HOLDS] = {};
+	struct stat chold_ratio[CALLER_HOLDS] = {};
 	struct stat vt_a = {}, vt_b = {};
 	const char *unit = "ns/run";
 	struct bench *skel;
@@ -587,6 +598,23 @@ int main(int argc, char **argv)
 			add(&hold_thr[h], tt);
 			add(&hold_ratio[h], tt / tr);
 		}
+		for (h = 0; h < CALLER_HOLDS; h++) {
+			struct bpf_program *prog = caller_hold_prog(skel, h);
+			double tr, tt;
+
+			skel->bss->do_throw = 0;
+			tr = run_ns(prog, &ret);
+			skel->bss->do_throw = 1;
+			tt = run_ns(prog, &ret);
+			if (ret != 0) {
+				fprintf(stderr, "throw from frame %d returned %d\n",
+					caller_frames[h], ret);
+				return 1;
+			}
+			add(&chold_ret[h], tr);
+			add(&chold_thr[h], tt);
+			add(&chold_ratio[h], tt / tr);
+		}
 		for (d = 1; d <= DEPTHS; d++) {
 			double tr, tt;
 
@@ -642,6 +670,14 @@ int main(int argc, char **argv)
 	for (h = 0; h < HOLDS; h++)
 		printf("   %-6d %-26s %-26s %s\n", holds[h], fmt(&hold_ret[h], "%.1f"),
 		       fmt(&hold_thr[h], "%.1f"), fmt(&hold_ratio[h], "%.2f"));
+	printf("\n");
+
+	printf("2c. A throw that releases what a caller holds: main holds a test kfunc\n");
+	printf("   object across calls that throw from frame N, against returning\n");
+	printf("   %-6s %-26s %-26s %s\n", "frame", unit, "throw", "throw/return");
+	for (h = 0; h < CALLER_HOLDS; h++)
+		printf("   %-6d %-26s %-26s %s\n", caller_frames[h], fmt(&chold_ret[h], "%.1f"),
+		       fmt(&chold_thr[h], "%.1f"), fmt(&chold_ratio[h], "%.2f"));
 	printf("\n");
 
 	printf("3. Verification: assertions against explicit error propagation\n");

@@ -19,7 +19,9 @@
  * 2. A chain of 1 to 8 frames that throws at a given depth, or returns from
  *    it normally: the cost of a throw against a return.  And a subprog
  *    that holds 0, 1 or 4 test kfunc objects when it throws (which
- *    releases them) or releases them and returns.
+ *    releases them) or releases them and returns; and a main function
+ *    that holds one across a call that throws from frame 2 or 4 (whose
+ *    throw releases it) or returns.
  *
  * Built twice: as is, and with -DBENCH_NO_THROW, which leaves only the
  * programs that cannot throw, for a kernel without the series: what such
@@ -412,5 +414,49 @@ SEC("tc")
 int throw_hold4(struct __sk_buff *ctx)
 {
 	return hold4(ctx->len) + 1;
+}
+
+/* 2c: main holds the object across the calls */
+static __noinline int held_leaf(int x)
+{
+	if (do_throw)
+		bpf_throw(3);
+	return x;
+}
+
+static __noinline int held_3(int x)
+{
+	return held_leaf(x) + 1;
+}
+
+static __noinline int held_2(int x)
+{
+	return held_3(x) + 1;
+}
+
+static __always_inline int caller_holds(struct __sk_buff *ctx, int deep)
+{
+	struct prog_test_ref_kfunc *a;
+	unsigned long sl = 0;
+	int r;
+
+	a = bpf_kfunc_call_test_acquire(&sl);
+	if (!a)
+		return 0;
+	r = deep ? held_2(ctx->len) : held_leaf(ctx->len);
+	bpf_kfunc_call_test_release(a);
+	return r + 1;
+}
+
+SEC("tc")
+int throw_caller_hold_f2(struct __sk_buff *ctx)
+{
+	return caller_holds(ctx, 0);
+}
+
+SEC("tc")
+int throw_caller_hold_f4(struct __sk_buff *ctx)
+{
+	return caller_holds(ctx, 1);
 }
 #endif /* BENCH_NO_THROW */

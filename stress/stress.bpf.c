@@ -3,7 +3,8 @@
  * Programs for the stress test (stress/stress.c): a tc program that throws
  * three calls deep, through a subprog traced by fexit (a trampoline between
  * its frames), tracing programs that throw themselves, and a tc program
- * that throws holding a ring buffer record and a test kfunc's object.
+ * that throws holding a ring buffer record while main holds a test
+ * kfunc's object.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -67,36 +68,37 @@ int BPF_PROG(stress_fexit, int x, int ret)
 	return 0;
 }
 
-/* Throws from a subprog's frame holding a ring buffer record and a test
- * kfunc's object, which the throw releases; 1 if the ring was full (its
- * consumer lags), which releases the object itself
+/* Throws from a subprog's frame holding a ring buffer record while main
+ * holds a test kfunc's object across the call: the throw releases both,
+ * the record by code in the throwing frame, the object by a walk of the
+ * callers' frames; 1 if the ring was full (its consumer lags)
  */
 static __noinline int stress_hold_l1(int x)
 {
-	struct prog_test_ref_kfunc *p;
-	unsigned long sl = 0;
-	__u64 *rec;
+	__u64 *rec = bpf_ringbuf_reserve(&stress_rb, 64, 0);
 
-	p = bpf_kfunc_call_test_acquire(&sl);
-	if (!p)
-		return 2;
-	rec = bpf_ringbuf_reserve(&stress_rb, 64, 0);
-	if (!rec) {
-		bpf_kfunc_call_test_release(p);
+	if (!rec)
 		return 1;
-	}
 	*rec = x;
 	if (x > 0)
 		bpf_throw(0);
 	bpf_ringbuf_submit(rec, 0);
-	bpf_kfunc_call_test_release(p);
 	return 3;
 }
 
 SEC("tc")
 int stress_hold(struct __sk_buff *ctx)
 {
-	return stress_hold_l1(ctx->len);
+	struct prog_test_ref_kfunc *p;
+	unsigned long sl = 0;
+	int r;
+
+	p = bpf_kfunc_call_test_acquire(&sl);
+	if (!p)
+		return 2;
+	r = stress_hold_l1(ctx->len);
+	bpf_kfunc_call_test_release(p);
+	return r;
 }
 
 /* The test kfunc's object's refcount, less this program's reference */

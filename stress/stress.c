@@ -2,7 +2,8 @@
 /*
  * Stress test: both CPUs throw at once, through a traced subprog and with
  * throwing tracing programs attached, and (every other run) holding a ring
- * buffer record and a test kfunc's object, which the throw releases, while
+ * buffer record in a subprog's frame and a test kfunc's object in main's,
+ * which the throw releases, while
  * a third thread loads, attaches and unloads programs that throw and a
  * fourth consumes the ring.  Then checks that every run returned the
  * exception value, that the ring delivered no record and can be reserved
