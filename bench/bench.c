@@ -522,6 +522,28 @@ static struct bpf_program *caller_hold_prog(struct bench *skel, int h)
 	return h == 0 ? skel->progs.throw_caller_hold_f2 : skel->progs.throw_caller_hold_f4;
 }
 
+/* One round of a program that throws when do_throw is set: its cost
+ * without a throw and with one, and their ratio; false if the throw did
+ * not make it return 0
+ */
+static bool run_throw_pair(struct bench *skel, struct bpf_program *prog,
+			   struct stat *ret_st, struct stat *thr_st, struct stat *ratio_st)
+{
+	double tr, tt;
+	int ret;
+
+	skel->bss->do_throw = 0;
+	tr = run_ns(prog, &ret);
+	skel->bss->do_throw = 1;
+	tt = run_ns(prog, &ret);
+	if (ret != 0)
+		return false;
+	add(ret_st, tr);
+	add(thr_st, tt);
+	add(ratio_st, tt / tr);
+	return true;
+}
+
 int main(int argc, char **argv)
 {
 	struct stat ret_ns[DEPTHS] = {}, thr_ns[DEPTHS] = {}, ratio[DEPTHS] = {};
@@ -583,37 +605,19 @@ int main(int argc, char **argv)
 				add(&sh->ad, t[VA] / t[VD]);
 		}
 		for (h = 0; h < HOLDS; h++) {
-			struct bpf_program *prog = hold_prog(skel, h);
-			double tr, tt;
-
-			skel->bss->do_throw = 0;
-			tr = run_ns(prog, &ret);
-			skel->bss->do_throw = 1;
-			tt = run_ns(prog, &ret);
-			if (ret != 0) {
-				fprintf(stderr, "throw holding %d returned %d\n", holds[h], ret);
+			if (!run_throw_pair(skel, hold_prog(skel, h), &hold_ret[h],
+					    &hold_thr[h], &hold_ratio[h])) {
+				fprintf(stderr, "throw holding %d did not return 0\n", holds[h]);
 				return 1;
 			}
-			add(&hold_ret[h], tr);
-			add(&hold_thr[h], tt);
-			add(&hold_ratio[h], tt / tr);
 		}
 		for (h = 0; h < CALLER_HOLDS; h++) {
-			struct bpf_program *prog = caller_hold_prog(skel, h);
-			double tr, tt;
-
-			skel->bss->do_throw = 0;
-			tr = run_ns(prog, &ret);
-			skel->bss->do_throw = 1;
-			tt = run_ns(prog, &ret);
-			if (ret != 0) {
-				fprintf(stderr, "throw from frame %d returned %d\n",
-					caller_frames[h], ret);
+			if (!run_throw_pair(skel, caller_hold_prog(skel, h), &chold_ret[h],
+					    &chold_thr[h], &chold_ratio[h])) {
+				fprintf(stderr, "throw from frame %d did not return 0\n",
+					caller_frames[h]);
 				return 1;
 			}
-			add(&chold_ret[h], tr);
-			add(&chold_thr[h], tt);
-			add(&chold_ratio[h], tt / tr);
 		}
 		for (d = 1; d <= DEPTHS; d++) {
 			double tr, tt;

@@ -158,6 +158,19 @@ static void emit_subprog(struct prog *p, int kind, int k)
 	}
 }
 
+/* A call, on a fresh load of the length (r7 may be bounded already), of a
+ * new subprog kinds[*nsub] that throws if the length is above k
+ */
+static void call_throwing_subprog(struct prog *p, int *nsub, int *kinds, int *ks, int k)
+{
+	kinds[*nsub] = SUB_THROWS;
+	ks[*nsub] = k;
+	if (PKT_LEN > k)
+		p->thrown = true;
+	emit(p, LDX_W(1, 6, 0));
+	emit_sub_ref(p, (*nsub)++, false, 0);
+}
+
 static void generate(struct prog *p)
 {
 	int nsub = 0, kinds[8], ks[8], steps, i, exc_cb = -1;
@@ -236,13 +249,7 @@ static void generate(struct prog *p)
 			if (how == 1) {
 				throw_if(p, k, 0x200 + i);
 			} else if (how == 2) {
-				kinds[nsub] = SUB_THROWS;
-				ks[nsub] = k;
-				if (PKT_LEN > k)
-					p->thrown = true;
-				/* a fresh length: r7 may be bounded already */
-				emit(p, LDX_W(1, 6, 0));
-				emit_sub_ref(p, nsub++, false, 0);
+				call_throwing_subprog(p, &nsub, kinds, ks, k);
 			}
 			emit(p, MOV_REG(1, 8));
 			emit(p, CALL_KFUNC(id_release));
@@ -294,12 +301,7 @@ static void generate(struct prog *p)
 			emit(p, JEQ_IMM(0, 0, sub ? 6 : 9));
 			emit(p, MOV_REG(9, 0));
 			if (sub) {
-				kinds[nsub] = SUB_THROWS;
-				ks[nsub] = k;
-				if (PKT_LEN > k)
-					p->thrown = true;
-				emit(p, LDX_W(1, 6, 0));
-				emit_sub_ref(p, nsub++, false, 0);
+				call_throwing_subprog(p, &nsub, kinds, ks, k);
 			} else {
 				throw_if(p, k, 0x300 + i);	/* releases the record */
 			}
