@@ -522,6 +522,18 @@ static struct bpf_program *caller_hold_prog(struct bench *skel, int h)
 	return h == 0 ? skel->progs.throw_caller_hold_f2 : skel->progs.throw_caller_hold_f4;
 }
 
+/* The rows of a table of run_throw_pair() figures, one per labels[i] */
+static void print_throw_pairs(const char *label, const char *unit, const int *labels,
+			      const struct stat *ret, const struct stat *thr,
+			      const struct stat *ratio, int n)
+{
+	printf("   %-6s %-26s %-26s %s\n", label, unit, "throw", "throw/return");
+	for (int i = 0; i < n; i++)
+		printf("   %-6d %-26s %-26s %s\n", labels[i], fmt(&ret[i], "%.1f"),
+		       fmt(&thr[i], "%.1f"), fmt(&ratio[i], "%.2f"));
+	printf("\n");
+}
+
 /* One round of a program that throws when do_throw is set: its cost
  * without a throw and with one, and their ratio; false if the throw did
  * not make it return 0
@@ -670,19 +682,12 @@ int main(int argc, char **argv)
 
 	printf("2b. A throw that releases what it holds: from frame 2 holding N test kfunc\n");
 	printf("   objects, against releasing them and returning\n");
-	printf("   %-6s %-26s %-26s %s\n", "N", unit, "throw", "throw/return");
-	for (h = 0; h < HOLDS; h++)
-		printf("   %-6d %-26s %-26s %s\n", holds[h], fmt(&hold_ret[h], "%.1f"),
-		       fmt(&hold_thr[h], "%.1f"), fmt(&hold_ratio[h], "%.2f"));
-	printf("\n");
+	print_throw_pairs("N", unit, holds, hold_ret, hold_thr, hold_ratio, HOLDS);
 
 	printf("2c. A throw that releases what a caller holds: main holds a test kfunc\n");
 	printf("   object across calls that throw from frame N, against returning\n");
-	printf("   %-6s %-26s %-26s %s\n", "frame", unit, "throw", "throw/return");
-	for (h = 0; h < CALLER_HOLDS; h++)
-		printf("   %-6d %-26s %-26s %s\n", caller_frames[h], fmt(&chold_ret[h], "%.1f"),
-		       fmt(&chold_thr[h], "%.1f"), fmt(&chold_ratio[h], "%.2f"));
-	printf("\n");
+	print_throw_pairs("frame", unit, caller_frames, chold_ret, chold_thr, chold_ratio,
+			  CALLER_HOLDS);
 
 	printf("3. Verification: assertions against explicit error propagation\n");
 	printf("   %-22s %-12s %-12s %s\n", "", "(a) assert", "(b) explicit", "a/b");
