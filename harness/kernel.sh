@@ -1,22 +1,30 @@
 #!/usr/bin/env bash
-# Configure and build the kernel (its boot image + vmlinux with BTF) out of
-# tree, for $BPFEXC_ARCH (lib.sh).
+# Configure and build the kernel (its boot image + vmlinux, with BTF but
+# for the build-only flavour) out of tree, for $BPFEXC_ARCH (lib.sh).
 #
 # The config is derived reproducibly: `make allnoconfig` with lean.config,
 # the architecture's <arch>.config and, for a flavour other than lean,
-# harness/config/$FLAVOUR.config forced in (KCONFIG_ALLCONFIG).  Afterwards
-# every option in harness/config/required*.list must be =y, else the build
-# stops naming it.
+# harness/config/$FLAVOUR.config forced in (KCONFIG_ALLCONFIG); the
+# build-only flavour (harness/cross-build.sh) replaces lean.config.
+# Afterwards every option in harness/config/required*.list must be =y,
+# else the build stops naming it.
 source "$(dirname "$0")/lib.sh"
 
 frag=$HARNESS/config/$FLAVOUR.config
 [ -f "$frag" ] || die "no config fragment $frag"
 mkdir -p "$KBUILD"
 
-# The lean fragment is the base of every flavour.
+# The lean fragment is the base of every flavour that boots, and the
+# options the tests need (required.list) are checked; build-only is a base
+# of its own, with a list of its own.
 allconfig=$KBUILD/allconfig.fragment
-cat "$HARNESS/config/lean.config" "$HARNESS/config/$BPFEXC_ARCH.config" > "$allconfig.new"
-[ "$FLAVOUR" = lean ] || cat "$frag" >> "$allconfig.new"
+if [ "$FLAVOUR" = build-only ]; then
+	base=("$frag") required=()
+else
+	base=("$HARNESS/config/lean.config") required=("$HARNESS/config/required.list")
+fi
+cat "${base[@]}" "$HARNESS/config/$BPFEXC_ARCH.config" > "$allconfig.new"
+[ "$FLAVOUR" = lean ] || [ "$FLAVOUR" = build-only ] || cat "$frag" >> "$allconfig.new"
 if ! cmp -s "$allconfig.new" "$allconfig" || [ ! -f "$KBUILD/.config" ]; then
 	log "configuring $FLAVOUR kernel in $KBUILD"
 	# The fragment is kept only once the config was made from it
@@ -30,7 +38,7 @@ missing=()
 while read -r opt; do
 	grep -qx "$opt=y" "$KBUILD/.config" || missing+=("$opt")
 done < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' \
-	"$HARNESS/config/required.list" "$HARNESS/config/required-$FLAVOUR.list" \
+	"${required[@]}" "$HARNESS/config/required-$FLAVOUR.list" \
 	"$HARNESS/config/required-$BPFEXC_ARCH.list" 2>/dev/null)
 # Options the fragments set that Kconfig dropped (unmet dependencies).
 while read -r line; do
