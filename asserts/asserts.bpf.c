@@ -60,6 +60,12 @@ int forms(struct __sk_buff *ctx)
 	case 13: bpf_assert_range_with(u32, 10, 20, 13); break;
 	case 14: bpf_assert_with(bpf_cmp_unlikely(s, ==, (__s64)uval), 14); break;
 	case 15: bpf_assert_with(bpf_cmp_likely(u32, !=, 7), 15); break;
+	/* the first forms' cookie is an immediate, sign-extended; a bound
+	 * that does not fit one is in a register
+	 */
+	case 16: bpf_assert_lt_value(u, 5, -7); break;
+	case 17: bpf_assert_range_with(s, -3, 3, 0x7fffffff); break;
+	case 18: bpf_assert_lt_value(s, 0x100000000LL, 18); break;
 	}
 	return 1;
 }

@@ -25,19 +25,19 @@ static int run(struct bpf_program *prog)
 	return opts.retval;
 }
 
-/* cookie < 0: the condition holds, the program returns ok */
+/* cookie -1: the condition holds, the program returns ok */
 static void expect(const char *what, struct bpf_program *prog, int ok, long long cookie)
 {
 	int ret;
 
 	skel->bss->seen_cookie = -1;
 	ret = run(prog);
-	if (cookie < 0 ? ret == ok : ret == 2 && skel->bss->seen_cookie == (__u64)cookie)
+	if (cookie == -1 ? ret == ok : ret == 2 && skel->bss->seen_cookie == (__u64)cookie)
 		return;
 	fprintf(stderr, "%s: returned %d, cookie %#llx; expected %s %#llx\n", what, ret,
 		(unsigned long long)skel->bss->seen_cookie,
-		cookie < 0 ? "no throw, return" : "a throw with cookie",
-		cookie < 0 ? (unsigned long long)ok : (unsigned long long)cookie);
+		cookie == -1 ? "no throw, return" : "a throw with cookie",
+		cookie == -1 ? (unsigned long long)ok : (unsigned long long)cookie);
 	failures++;
 }
 
@@ -63,6 +63,9 @@ static const struct {
 	{ 13, 0, 10, -1 }, { 13, 0, 20, -1 }, { 13, 0, 21, 13 }, { 13, 0, 9, 13 },
 	{ 14, 7, 7, -1 }, { 14, 7, 8, 14 },
 	{ 15, 0, 8, -1 }, { 15, 0, 7, 15 },
+	{ 16, 0, 4, -1 }, { 16, 0, 5, -7 },
+	{ 17, 3, 0, -1 }, { 17, -4, 0, 0x7fffffff },
+	{ 18, 0xffffffffLL, 0, -1 }, { 18, 0x100000000LL, 0, 18 },
 };
 
 int main(void)

@@ -5,7 +5,7 @@
 # the BPF core, kfuncs, the JIT interface that every JIT links against)
 # shows there.  The build-only config (harness/config/build-only.config),
 # plus <arch>.config: what the series touches, without the guests' debug
-# info and networking.
+# info, IPv4/IPv6, kprobes and perf.
 # Prints "PASS build <arch>" or "FAIL build <arch>" for each, then the
 # tally; exits non-zero if any failed.
 #   cross-build.sh [ARCH...]    (default: s390x ppc64el)
