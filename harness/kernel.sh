@@ -19,12 +19,13 @@ mkdir -p "$KBUILD"
 # of its own, with a list of its own.
 allconfig=$KBUILD/allconfig.fragment
 if [ "$FLAVOUR" = build-only ]; then
-	base=("$frag") required=()
+	frags=("$frag" "$HARNESS/config/$BPFEXC_ARCH.config") required=()
 else
-	base=("$HARNESS/config/lean.config") required=("$HARNESS/config/required.list")
+	frags=("$HARNESS/config/lean.config" "$HARNESS/config/$BPFEXC_ARCH.config")
+	[ "$FLAVOUR" = lean ] || frags+=("$frag")
+	required=("$HARNESS/config/required.list")
 fi
-cat "${base[@]}" "$HARNESS/config/$BPFEXC_ARCH.config" > "$allconfig.new"
-[ "$FLAVOUR" = lean ] || [ "$FLAVOUR" = build-only ] || cat "$frag" >> "$allconfig.new"
+cat "${frags[@]}" > "$allconfig.new"
 if ! cmp -s "$allconfig.new" "$allconfig" || [ ! -f "$KBUILD/.config" ]; then
 	log "configuring $FLAVOUR kernel in $KBUILD"
 	# The fragment is kept only once the config was made from it
