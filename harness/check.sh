@@ -68,7 +68,10 @@ failed=$?
 set -e
 if ((failed)); then
 	# The failed tests' logs, then the tally last
-	sed -n '/^All error logs:/,/^Summary:/p' "$GUEST/check.log" | head -n 300 >&2
+	# (the first 300 lines: awk reads on, where head would end a pipe
+	# that pipefail makes fatal, losing the tally)
+	awk '/^All error logs:/ { on = 1 } on && n++ < 300 { print }
+	     /^Summary:/ { on = 0 }' "$GUEST/check.log" >&2
 	echo "logs: $GUEST/check.log, $GUEST/last-run/console.log" >&2
 fi
 echo "$tally"

@@ -53,7 +53,7 @@ log "building $BPFEXC_ARCH $FLAVOUR kernel (make -j$jobs $image modules_prepare)
 start=$SECONDS
 if ! "${KMAKE[@]}" -C "$KSRC" O="$KBUILD" -j"$jobs" \
 	"$image" modules_prepare >"$KBUILD/build.log" 2>&1; then
-	grep -E 'error|Error' "$KBUILD/build.log" | head -20 >&2
+	grep -m 20 -E 'error|Error' "$KBUILD/build.log" >&2
 	die "kernel build failed, see $KBUILD/build.log"
 fi
 log "kernel built in $((SECONDS - start)) s: $KBUILD/$KIMAGE"
