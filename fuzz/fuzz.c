@@ -36,6 +36,7 @@
 #define STX_DW(d, s, o)	INSN(BPF_STX | BPF_MEM | BPF_DW, d, s, o, 0)
 #define JGT_IMM(d, i, o) INSN(BPF_JMP | BPF_JGT | BPF_K, d, 0, o, i)
 #define JEQ_IMM(d, i, o) INSN(BPF_JMP | BPF_JEQ | BPF_K, d, 0, o, i)
+#define JLE_IMM(d, i, o) INSN(BPF_JMP | BPF_JLE | BPF_K, d, 0, o, i)
 #define JA(o)		INSN(BPF_JMP | BPF_JA, 0, 0, o, 0)
 #define EXIT()		INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0)
 #define CALL_HELPER(f)	INSN(BPF_JMP | BPF_CALL, 0, 0, 0, f)
@@ -93,11 +94,21 @@ static void invalid(struct prog *p, const char *why)
 	p->valid = false;
 }
 
-/* A throw with 'cookie' if the packet length (in 'reg') is above k */
+/* A throw with 'cookie' if the packet length (in 'reg') is above k: as
+ * an assertion compiles, a jump over the throw (which the arm64 JIT fuses
+ * with it; after a "goto +0", which the verifier removes, for the four
+ * insns that the generator's jumps count), or a jump to it past a goto
+ * over it
+ */
 static void throw_if_reg(struct prog *p, int reg, int k, int cookie)
 {
-	emit(p, JGT_IMM(reg, k, 1));
-	emit(p, JA(2));
+	if (rnd(2)) {
+		emit(p, JA(0));
+		emit(p, JLE_IMM(reg, k, 2));
+	} else {
+		emit(p, JGT_IMM(reg, k, 1));
+		emit(p, JA(2));
+	}
 	emit(p, MOV_IMM(1, cookie));
 	emit(p, CALL_KFUNC(id_throw));
 	if (!p->thrown && PKT_LEN > k)
