@@ -2,10 +2,10 @@
 # Configure and build the kernel (its boot image + vmlinux, with BTF but
 # for the build-only flavour) out of tree, for $BPFEXC_ARCH (lib.sh).
 #
-# The config is derived reproducibly: `make allnoconfig` with lean.config,
-# the architecture's <arch>.config and, for a flavour other than lean,
-# harness/config/$FLAVOUR.config forced in (KCONFIG_ALLCONFIG); the
-# build-only flavour (harness/cross-build.sh) replaces lean.config.
+# The config is derived reproducibly: `make allnoconfig` with expert.config,
+# lean.config, the architecture's <arch>.config and, for a flavour other
+# than lean, harness/config/$FLAVOUR.config forced in (KCONFIG_ALLCONFIG);
+# the build-only flavour (harness/cross-build.sh) replaces lean.config.
 # Afterwards every option in harness/config/required*.list must be =y,
 # else the build stops naming it.
 source "$(dirname "$0")/lib.sh"
@@ -19,9 +19,11 @@ mkdir -p "$KBUILD"
 # of its own, with a list of its own.
 allconfig=$KBUILD/allconfig.fragment
 if [ "$FLAVOUR" = build-only ]; then
-	frags=("$frag" "$HARNESS/config/$BPFEXC_ARCH.config") required=()
+	frags=("$HARNESS/config/expert.config" "$frag"
+	       "$HARNESS/config/$BPFEXC_ARCH.config") required=()
 else
-	frags=("$HARNESS/config/lean.config" "$HARNESS/config/$BPFEXC_ARCH.config")
+	frags=("$HARNESS/config/expert.config" "$HARNESS/config/lean.config"
+	       "$HARNESS/config/$BPFEXC_ARCH.config")
 	[ "$FLAVOUR" = lean ] || frags+=("$frag")
 	required=("$HARNESS/config/required.list")
 fi
