@@ -12,8 +12,9 @@
  * of guest time is one executed instruction: BPF_PROG_TEST_RUN's duration
  * is then instructions per run (the test_run loop's own included, the same
  * for every variant), identical from round to round.  Without it the
- * figures are TCG wall-clock nanoseconds, noisy and without a real CPU's
- * branch costs: read their ratios.
+ * figures are TCG wall-clock nanoseconds (each the fastest of five slices
+ * of the runs, run_pkt()), noisy and without a real CPU's branch costs:
+ * read their ratios.
  * -n: one line per program of bench_nothrow.bpf.o (the programs that cannot
  * throw), "NOTHROW name jit-bytes per-run", for a side-by-side run on a
  * kernel without the series.
@@ -97,22 +98,36 @@ static const char *fmt(const struct stat *s, const char *f)
 	return buf[k];
 }
 
-/* Time (or instructions) per run of one BPF_PROG_TEST_RUN of 'repeat' runs
- * of prog on the packet data
+/*
+ * With TCG's wall clock, each figure is the fastest of 'slices'
+ * BPF_PROG_TEST_RUNs of repeat / slices runs each.  The host takes its
+ * CPUs from the guest in bursts (steal time up to 14% seen here): a slice
+ * that a burst falls into reads slow, the fastest one is the program's
+ * cost.  Instruction counts need no such care: one run of 'repeat'.
  */
+static int slices = 1;
+
+/* Time (or instructions) per run of prog on the packet data */
 static double run_pkt(struct bpf_program *prog, const void *data, size_t size, int *retval)
 {
 	static unsigned char out[256];
-	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = data, .data_size_in = size,
-		    .data_out = out, .data_size_out = sizeof(out), .repeat = repeat);
+	double best = 0;
 
-	if (bpf_prog_test_run_opts(bpf_program__fd(prog), &opts)) {
-		perror("test_run");
-		exit(1);
+	for (int i = 0; i < slices; i++) {
+		LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = data, .data_size_in = size,
+			    .data_out = out, .data_size_out = sizeof(out),
+			    .repeat = repeat / slices);
+
+		if (bpf_prog_test_run_opts(bpf_program__fd(prog), &opts)) {
+			perror("test_run");
+			exit(1);
+		}
+		if (retval)
+			*retval = opts.retval;
+		if (!i || opts.duration < best)
+			best = opts.duration;
 	}
-	if (retval)
-		*retval = opts.retval;
-	return opts.duration;
+	return best;
 }
 
 /* The same on the bench's own packet */
@@ -583,6 +598,8 @@ int main(int argc, char **argv)
 		repeat = atoi(argv[argi + 1]);
 	if (rounds < 1 || rounds > MAX_ROUNDS)
 		rounds = 7;
+	if (!strcmp(unit, "ns/run"))
+		slices = 5;
 
 	/* The indexes the parser reads, all in range: words 1..12 */
 	for (d = 0; d < 64; d += 2)
@@ -663,7 +680,7 @@ int main(int argc, char **argv)
 
 	printf("BPF exceptions benchmark: %d interleaved rounds, BPF_PROG_TEST_RUN repeat=%d, %s\n",
 	       rounds, repeat, strcmp(unit, "ns/run") ? "instructions (QEMU icount)" :
-	       "TCG wall clock");
+	       "TCG wall clock, the fastest of 5 slices");
 	printf("medians [min..max]; ratios are per round, then their median\n\n");
 
 	printf("1. Non-throwing path, by program shape (insns: verifier's insns processed)\n\n");
