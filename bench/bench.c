@@ -678,9 +678,12 @@ int main(int argc, char **argv)
 		add(&vt_b, shapes[0].v[VB].usec);
 	}
 
-	printf("BPF exceptions benchmark: %d interleaved rounds, BPF_PROG_TEST_RUN repeat=%d, %s\n",
+	printf("BPF exceptions benchmark: %d interleaved rounds, BPF_PROG_TEST_RUN repeat=%d, %s",
 	       rounds, repeat, strcmp(unit, "ns/run") ? "instructions (QEMU icount)" :
-	       "TCG wall clock, the fastest of 5 slices");
+	       "TCG wall clock");
+	if (slices > 1)
+		printf(", the fastest of %d slices", slices);
+	printf("\n");
 	printf("medians [min..max]; ratios are per round, then their median\n\n");
 
 	printf("1. Non-throwing path, by program shape (insns: verifier's insns processed)\n\n");

@@ -18,12 +18,11 @@ mkdir -p "$KBUILD"
 # options the tests need (required.list) are checked; build-only is a base
 # of its own, with a list of its own.
 allconfig=$KBUILD/allconfig.fragment
+frags=("$HARNESS/config/expert.config")
 if [ "$FLAVOUR" = build-only ]; then
-	frags=("$HARNESS/config/expert.config" "$frag"
-	       "$HARNESS/config/$BPFEXC_ARCH.config") required=()
+	frags+=("$frag" "$HARNESS/config/$BPFEXC_ARCH.config") required=()
 else
-	frags=("$HARNESS/config/expert.config" "$HARNESS/config/lean.config"
-	       "$HARNESS/config/$BPFEXC_ARCH.config")
+	frags+=("$HARNESS/config/lean.config" "$HARNESS/config/$BPFEXC_ARCH.config")
 	[ "$FLAVOUR" = lean ] || frags+=("$frag")
 	required=("$HARNESS/config/required.list")
 fi
