@@ -27,18 +27,12 @@ if grep -q bpfexc.shell /proc/cmdline; then
 	echo "BPF exceptions guest: tests in /selftests (./test_progs -a 'exceptions*'); exit to power off"
 	setsid cttyhack sh -l
 else
-	# Debug kernels: forget what boot leaked (ACPI caches), so that the
-	# scan after the command reports only what happened meanwhile.
-	# (kmemleak reports an object once it was 5 s old at the previous scan.)
-	# Some boot objects lose their last reference only later, so the
-	# report is also limited to objects allocated since this point: in
-	# jiffies, as kmemleak gives them, which start 300 s before the 32-bit
-	# wrap (INITIAL_JIFFIES).
+	# Debug kernels: the leak report after the command lists only objects
+	# allocated from here on, not what boot left unreferenced (ACPI caches,
+	# some of which lose their last reference only later): kmemleak gives
+	# each object's allocation in jiffies, which start 300 s before the
+	# 32-bit wrap (INITIAL_JIFFIES).
 	if [ -w /sys/kernel/debug/kmemleak ]; then
-		sleep 6
-		echo scan > /sys/kernel/debug/kmemleak
-		echo scan > /sys/kernel/debug/kmemleak
-		echo clear > /sys/kernel/debug/kmemleak
 		hz=$(zcat /proc/config.gz | sed -n 's/^CONFIG_HZ=//p')
 		since=0	# without HZ, everything is reported
 		[ -n "$hz" ] && since=$(awk -v hz="$hz" \
