@@ -552,7 +552,7 @@ static int predict_main(int argc, char **argv)
  *     empty one, and run on a packet: T2 first, O only where T2 recorded
  *     nothing (O might run code the verifier never saw, and crash).  They
  *     must return the same, T2 record nothing, and neither leave a ring
- *     buffer record reserved.  An extension, when the program has one,
+ *     buffer record reserved or a reference on the test kfunc object.  An extension, when the program has one,
  *     replaces the same function in each.
  *
  * Anything else is reported with the program, the verifier's log and
@@ -634,6 +634,11 @@ static int e_pa[2];
 #define e_prog_array e_pa[1]
 static int e_ringbuf, e_data;
 static int e_probe_fd, e_target_fd[E_SLOTS];
+/* The test kfunc object's reference count, read by a program, and its
+ * value while nothing holds the object
+ */
+static int e_cnt_fd, e_cnt_off;
+static __u32 e_cnt;
 static struct ring_buffer *e_rb;
 static char *e_log;
 static unsigned char e_pkt[128];
@@ -796,6 +801,42 @@ static void e_make_probe(void)
 		fprintf(stderr, "ring buffer probe: %s\n%s\n", strerror(errno), e_log);
 		exit(1);
 	}
+}
+
+/* A program that returns the test kfunc object's reference count, less
+ * its own reference
+ */
+static void e_make_cnt_probe(struct btf *vmlinux)
+{
+	int id = btf__find_by_name_kind(vmlinux, "prog_test_ref_kfunc", BTF_KIND_STRUCT);
+	const struct btf_type *t = id > 0 ? btf__type_by_id(vmlinux, id) : NULL;
+	const struct btf_member *m;
+	struct bpf_insn in[16];
+	int i, n = 0;
+
+	e_cnt_fd = -1;
+	if (!t)
+		return;
+	m = btf_members(t);
+	for (i = 0; i < btf_vlen(t) && strcmp(btf__name_by_offset(vmlinux, m[i].name_off), "cnt"); i++)
+		;
+	if (i == btf_vlen(t))
+		return;
+	e_cnt_off = m[i].offset / 8;
+	in[n++] = ST_DW(10, -8, 0);
+	in[n++] = MOV_REG(1, 10);
+	in[n++] = ADD_IMM(1, -8);
+	in[n++] = CALL_KFUNC(id_acquire);
+	in[n++] = JEQ_IMM(0, 0, 5);
+	in[n++] = LDX_W(6, 0, e_cnt_off);
+	in[n++] = MOV_REG(1, 0);
+	in[n++] = CALL_KFUNC(id_release);
+	in[n++] = MOV_REG(0, 6);
+	in[n++] = ADD_IMM(0, -1);
+	in[n++] = EXIT();
+	e_cnt_fd = e_load_raw(BPF_PROG_TYPE_SCHED_CLS, in, n, e_log, 1 << 16, 1);
+	if (e_cnt_fd < 0)
+		fprintf(stderr, "no reference count probe: %s\n%.500s\n", strerror(errno), e_log);
 }
 
 static void e_fill_array(void)
@@ -2482,6 +2523,21 @@ static bool e_ring_clean(void)
 	return ret == 1;
 }
 
+/* The test kfunc object's reference count is back where it was (or,
+ * once, what it is now)
+ */
+static bool e_cnt_clean(void)
+{
+	__u32 c = 0;
+
+	if (e_cnt_fd < 0 || e_run(e_cnt_fd, &c))
+		return true;
+	if (c == e_cnt)
+		return true;
+	e_cnt = c;
+	return false;
+}
+
 /* A new ring for the programs that follow one that left a record */
 static void e_ring_reset(void)
 {
@@ -2648,6 +2704,12 @@ static bool e_run_cfg(const struct embed *e, int i, unsigned int seed, int cfg, 
 		bad = true;
 		e_ring_reset();
 	}
+	if (!e_cnt_clean()) {
+		e_report_head(i, seed, "");
+		fprintf(stderr, "  T2 left the test kfunc object's reference count at %u (prog array %s)\n",
+			e_cnt, pa);
+		bad = true;
+	}
 	if (e_violations(e, i, seed, cfg, r2))
 		return true;	/* O would run what the verifier never saw */
 	err = e_run(fo, &ro);
@@ -2663,6 +2725,12 @@ static bool e_run_cfg(const struct embed *e, int i, unsigned int seed, int cfg, 
 			pa);
 		bad = true;
 		e_ring_reset();
+	}
+	if (!e_cnt_clean()) {
+		e_report_head(i, seed, "");
+		fprintf(stderr, "  the original left the test kfunc object's reference count at %u "
+			"(prog array %s)\n", e_cnt, pa);
+		bad = true;
 	}
 	return bad;
 }
@@ -2731,12 +2799,14 @@ static int embed_main(int count, unsigned int seed)
 	e_make_targets();
 	e_fill_array();
 	e_make_probe();
+	e_make_cnt_probe(btf);
 	/* Ethernet, IPv4 and bytes the loads read */
 	e_pkt_len = 64;
 	for (j = 0; j < e_pkt_len; j++)
 		e_pkt[j] = j * 37 + 11;
 	e_pkt[12] = 0x08;
 	e_pkt[13] = 0x00;
+	e_cnt_clean();	/* the count to keep */
 
 	for (i = 0; i < count; i++) {
 		int fo[2] = { -1, -1 }, f1, f2[2] = { -1, -1 }, ext[8], cfg;
