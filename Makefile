@@ -9,6 +9,7 @@ help:
 	@echo "make bench    build, boot and run the benchmarks (one boot)"
 	@echo "make stress   throw from both vCPUs while programs come and go"
 	@echo "make fuzz     load thousands of generated programs that throw"
+	@echo "              (MODE=embed: check at run time what the verifier claimed)"
 	@echo "              (FLAVOUR=debug VM_MEM=2G: on the KASAN/lockdep kernel)"
 	@echo "make regress  the tree's BPF tests on the baseline and patched kernels"
 	@echo "make shell    boot the guest with an interactive shell"
@@ -29,7 +30,7 @@ stress: build
 	harness/vm.sh -t 3000 exceptions-stress $(THROWS)
 
 fuzz: build
-	harness/vm.sh -t 3000 exceptions-fuzz $(COUNT) $(SEED)
+	harness/vm.sh -t 3000 exceptions-fuzz $(MODE) $(COUNT) $(SEED)
 
 regress:
 	harness/regress.sh
