@@ -2570,6 +2570,15 @@ static void e_write_bounds(const struct embed *e)
 	bpf_map_update_elem(e_data, &key, e_dm, BPF_ANY);
 }
 
+/* What went wrong with the current program, by kind (bits) */
+enum { U_DEAD, U_BOUNDS, U_PKT, U_RET, U_RING, U_REF, U_WALK, U_RUN, U_LOAD, U_KINDS };
+static const char *const u_name[U_KINDS] = {
+	"returns never walked", "scalars outside their bounds", "stale packet pointers",
+	"returns that differ", "ring buffer records left", "kfunc references left",
+	"walks that differ", "failed runs", "loads that failed",
+};
+static unsigned int e_kinds;
+
 static void e_report_head(int i, unsigned int seed, const char *what)
 {
 	fprintf(stderr, "\nprogram %d (embed, seed %u): %s\n", i, seed, what);
@@ -2645,6 +2654,7 @@ static int e_violations(const struct embed *e, int i, unsigned int seed, bool fi
 			 "(prog array %s, twin returned %u)", e->t2.dead_at[k],
 			 filled ? "filled" : "empty", ret);
 		e_report_head(i, seed, what);
+		e_kinds |= 1 << U_DEAD;
 		found++;
 	}
 	for (k = 0; k < e->nchk; k++) {
@@ -2663,6 +2673,7 @@ static int e_violations(const struct embed *e, int i, unsigned int seed, bool fi
 				 e->chk[k].reg, (unsigned long long)v, e->chk[k].at, b->pkt_off,
 				 b->pkt_range, (unsigned long long)data, filled ? "filled" : "empty");
 			e_report_head(i, seed, what);
+			e_kinds |= 1 << U_PKT;
 			found++;
 			continue;
 		}
@@ -2676,6 +2687,7 @@ static int e_violations(const struct embed *e, int i, unsigned int seed, bool fi
 			 (unsigned long long)b->tm, b->u32min, b->u32max, b->s32min, b->s32max,
 			 filled ? "filled" : "empty");
 		e_report_head(i, seed, what);
+		e_kinds |= 1 << U_BOUNDS;
 		found++;
 	}
 	return found;
@@ -2696,11 +2708,13 @@ static bool e_run_cfg(const struct embed *e, int i, unsigned int seed, int cfg, 
 	if (err) {
 		e_report_head(i, seed, "");
 		fprintf(stderr, "  T2's test run failed: %s (prog array %s)\n", strerror(-err), pa);
+		e_kinds |= 1 << U_RUN;
 		return true;
 	}
 	if (!e_ring_clean()) {
 		e_report_head(i, seed, "");
 		fprintf(stderr, "  T2 left a ring buffer record reserved (prog array %s)\n", pa);
+		e_kinds |= 1 << U_RING;
 		bad = true;
 		e_ring_reset();
 	}
@@ -2708,6 +2722,7 @@ static bool e_run_cfg(const struct embed *e, int i, unsigned int seed, int cfg, 
 		e_report_head(i, seed, "");
 		fprintf(stderr, "  T2 left the test kfunc object's reference count at %u (prog array %s)\n",
 			e_cnt, pa);
+		e_kinds |= 1 << U_REF;
 		bad = true;
 	}
 	if (e_violations(e, i, seed, cfg, r2))
@@ -2717,12 +2732,14 @@ static bool e_run_cfg(const struct embed *e, int i, unsigned int seed, int cfg, 
 		e_report_head(i, seed, "");
 		fprintf(stderr, "  original returned %u (%s), T2 %u (prog array %s)\n", ro,
 			err ? strerror(-err) : "ok", r2, pa);
+		e_kinds |= 1 << (err ? U_RUN : U_RET);
 		bad = true;
 	}
 	if (!e_ring_clean()) {
 		e_report_head(i, seed, "");
 		fprintf(stderr, "  the original left a ring buffer record reserved (prog array %s)\n",
 			pa);
+		e_kinds |= 1 << U_RING;
 		bad = true;
 		e_ring_reset();
 	}
@@ -2730,6 +2747,7 @@ static bool e_run_cfg(const struct embed *e, int i, unsigned int seed, int cfg, 
 		e_report_head(i, seed, "");
 		fprintf(stderr, "  the original left the test kfunc object's reference count at %u "
 			"(prog array %s)\n", e_cnt, pa);
+		e_kinds |= 1 << U_REF;
 		bad = true;
 	}
 	return bad;
@@ -2765,7 +2783,7 @@ static struct embed e_state;
 static int embed_main(int count, unsigned int seed)
 {
 	int accepted = 0, refused = 0, bad = 0, twin_refused = 0, ext_refused = 0, exts = 0;
-	int skipped = 0, checks = 0, pkts = 0, deads = 0, i, j, only = -1;
+	int skipped = 0, checks = 0, pkts = 0, deads = 0, i, j, only = -1, kinds[U_KINDS] = { 0 };
 	double t_o = 0, t_1 = 0, t_2 = 0, t_run = 0, t0_;
 	bool trace = getenv("FUZZ_TRACE");
 	struct eprog *p = &e_prog;
@@ -2775,6 +2793,8 @@ static int embed_main(int count, unsigned int seed)
 
 	if (getenv("FUZZ_ONLY"))
 		only = atoi(getenv("FUZZ_ONLY"));
+	/* progress lines as they come, should the guest stop */
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	rng = seed;
 	e_log = malloc(E_LOG_SIZE);
 	btf = btf__load_vmlinux_btf();
@@ -2815,6 +2835,7 @@ static int embed_main(int count, unsigned int seed)
 		e_generate(p);
 		if (only >= 0 && i != only)
 			continue;
+		e_kinds = 0;
 		if (trace)
 			fprintf(stderr, "program %d\n", i);
 		if (i && i % 1000 == 0)
@@ -2836,6 +2857,7 @@ static int embed_main(int count, unsigned int seed)
 				e_report_head(i, seed, "refused without a verifier message");
 				fprintf(stderr, "  errno %d\n", errno);
 				dump_prog(p, NULL);
+				kinds[U_LOAD]++;
 				bad++;
 			}
 			continue;
@@ -2895,6 +2917,7 @@ static int embed_main(int count, unsigned int seed)
 			fprintf(stderr, "  insn %d %s walked in O, %s in T1 (O with precision markers)\n",
 				j, e->lo.visited[j] ? "was" : "was not", e->l1.visited[e->t1.pos[j]] ?
 				"but was" : "but not");
+			e_kinds |= 1 << U_WALK;
 			unexpected = true;
 			break;
 		}
@@ -2917,6 +2940,7 @@ static int embed_main(int count, unsigned int seed)
 			if (unexpected) {
 				e_report_prog(e);
 				bad++;
+				kinds[U_WALK]++;
 			}
 			e_close(fo, f2, NULL);
 			continue;
@@ -2925,6 +2949,7 @@ static int embed_main(int count, unsigned int seed)
 		if (fo[0] < 0) {
 			e_report_head(i, seed, "refused with the empty prog array, accepted with the other");
 			e_report_prog(e);
+			kinds[U_LOAD]++;
 			bad++;
 			e_close(fo, f2, NULL);
 			continue;
@@ -2966,6 +2991,8 @@ static int embed_main(int count, unsigned int seed)
 		if (unexpected) {
 			e_report_prog(e);
 			bad++;
+			for (j = 0; j < U_KINDS; j++)
+				kinds[j] += e_kinds >> j & 1;
 		}
 		e_close(fo, f2, p->ext_func >= 0 ? ext : NULL);
 	}
@@ -2974,6 +3001,13 @@ static int embed_main(int count, unsigned int seed)
 	       "%d twins refused, %d extensions attached, %d refused; %d skipped\n",
 	       count / (now() - t0), t_o, t_1, t_2, t_run, checks, pkts, deads, twin_refused,
 	       exts, ext_refused, skipped);
+	if (bad) {
+		printf("embed: unexpected, by kind:");
+		for (j = 0; j < U_KINDS; j++)
+			if (kinds[j])
+				printf(" %d %s,", kinds[j], u_name[j]);
+		printf("\n");
+	}
 	printf("embed: %d programs (seed %u), %d accepted, %d refused, %d unexpected\n",
 	       count, seed, accepted, refused, bad);
 	return bad ? 1 : 0;
