@@ -1689,6 +1689,17 @@ static void marker_value(struct lview *lv, int m, const char *v)
 static void parse_log(const char *log, const struct bpf_insn *insns, int n, struct lview *lv)
 {
 	enum { S_NONE, S_CALLER, S_CALLEE, S_RET_CALLEE, S_RET_CALLER } sect = S_NONE;
+	/* the lines that head a full print, and the state each one heads */
+	static const struct {
+		const char *head;
+		int sect;
+	} sect_heads[] = {
+		{ "caller:", S_CALLER },
+		{ "callee:", S_CALLEE },
+		{ "returning from callee:", S_RET_CALLEE },
+		{ "to caller at ", S_RET_CALLER },
+	};
+	unsigned int h;
 	struct recon rc = { 0 };
 	const char *l, *nl, *semi, *v;
 	int pending = -1, idx, i;
@@ -1722,20 +1733,11 @@ static void parse_log(const char *log, const struct bpf_insn *insns, int n, stru
 			fresh = false;
 			continue;
 		}
-		if (!strncmp(l, "caller:", 7)) {
-			sect = S_CALLER;
-			continue;
-		}
-		if (!strncmp(l, "callee:", 7)) {
-			sect = S_CALLEE;
-			continue;
-		}
-		if (!strncmp(l, "returning from callee:", 22)) {
-			sect = S_RET_CALLEE;
-			continue;
-		}
-		if (!strncmp(l, "to caller at ", 13)) {
-			sect = S_RET_CALLER;
+		for (h = 0; h < ARRAY_SIZE(sect_heads); h++)
+			if (!strncmp(l, sect_heads[h].head, strlen(sect_heads[h].head)))
+				break;
+		if (h < ARRAY_SIZE(sect_heads)) {
+			sect = sect_heads[h].sect;
 			continue;
 		}
 		if (l[0] == ' ' && sect != S_NONE) {
