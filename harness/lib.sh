@@ -52,3 +52,22 @@ export CCACHE_DIR=${CCACHE_DIR:-$CACHE/ccache}
 
 log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+# series_patches: the patch files that patches/series lists, in order, one
+# a line (names relative to patches/): without its comments, blank lines
+# and the spaces around a name.
+series_patches() {
+	sed -e 's/#.*//' -e 's/^[[:space:]]*//' -e 's/[[:space:]]*$//' -e '/^$/d' \
+		"$REPO/patches/series"
+}
+
+# series_hash: the SHA-1 of patches/series followed by the patches it
+# lists.  A kernel tree that holds exactly the series keeps it in `git
+# config bpfexc.series` (tree.sh, export-series.sh); a tree whose value
+# differs is reset and rebuilt, so the value must not change for the same
+# files.
+series_hash() {
+	local patches
+	mapfile -t patches < <(series_patches)
+	(cd "$REPO/patches" && cat series ${patches[@]+"${patches[@]}"}) | sha1sum | cut -c1-40
+}
