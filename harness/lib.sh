@@ -71,3 +71,23 @@ series_hash() {
 	mapfile -t patches < <(series_patches)
 	(cd "$REPO/patches" && cat series ${patches[@]+"${patches[@]}"}) | sha1sum | cut -c1-40
 }
+
+# The parser of test_progs' output, as awk source to put in front of a
+# program that uses it: awk "$TEST_PROGS_AWK"'test_progs_result() { ... }'.
+# test_progs prints "#N name:OK|FAIL|SKIP" for a test and
+# "#N/M name/sub:OK|FAIL|SKIP" for a subtest (a result whose name has a
+# space, as some subtests' do, is not recognised).  test_progs_result()
+# tells whether the line just read is such a result, not seen before in
+# this file (test_progs repeats failed tests in its closing error log), and
+# sets tp_id (#N or #N/M), tp_name and tp_res.
+TEST_PROGS_AWK='
+function test_progs_result() {
+	if ($0 !~ /^#[0-9]+(\/[0-9]+)?[ \t]+[^ ]+:(OK|FAIL|SKIP)/) return 0
+	tp_id = $1
+	tp_res = $2; sub(/.*:/, "", tp_res)
+	tp_name = $2; sub(/:[A-Z]+$/, "", tp_name)
+	if ((FILENAME, tp_id) in tp_seen) return 0
+	tp_seen[FILENAME, tp_id] = 1
+	return 1
+}
+'
