@@ -8,6 +8,13 @@
 
 set -euo pipefail
 
+# usage: the comment block at the top of the running script, which says
+# how to run it, without its comment marks.
+usage() { sed -n '1d; /^#/!q; s/^# \{0,1\}//p' "$0"; }
+# Every script that sources this answers -h and --help with its usage,
+# here, before it does any work.
+case ${1:-} in -h | --help) usage; exit 0 ;; esac
+
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 HARNESS=$REPO/harness
 CACHE=${BPFEXC_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/bpf-exceptions}
