@@ -7,7 +7,7 @@ source "$(dirname "$0")/lib.sh"
 
 "$HARNESS/tree.sh" >/dev/null
 g() { git -C "$KSRC" "$@"; }
-mapfile -t patches < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$REPO/patches/series")
+mapfile -t patches < <(series_patches)
 head=$(g rev-parse HEAD)
 n=${#patches[@]}
 bad=0

@@ -36,18 +36,13 @@ set +e
 vmrc=$?
 set -e
 
-# test_progs prints "#N name:OK|FAIL|SKIP" and "#N/M name/sub:...".  A
-# test with subtests is counted by its subtests.
+# A test with subtests is counted by its subtests.
 set +e
-tally=$(awk -v vmrc="$vmrc" '
-	/^#[0-9]+(\/[0-9]+)?[ \t]+[^ ]+:(OK|FAIL|SKIP)/ {
-		split($1, id, "/"); res = $2; sub(/.*:/, "", res)
-		name = $2; sub(/:[A-Z]+$/, "", name)
+tally=$(awk -v vmrc="$vmrc" "$TEST_PROGS_AWK"'
+	test_progs_result() {
+		split(tp_id, id, "/")
 		if (id[2] != "") { hassub[id[1]] = 1 }
-		# test_progs repeats failed tests in its closing error log
-		if ($1 in seen) next
-		seen[$1] = 1
-		n++; ids[n] = $1; names[n] = name; results[n] = res
+		n++; ids[n] = tp_id; names[n] = tp_name; results[n] = tp_res
 	}
 	END {
 		for (i = 1; i <= n; i++) {

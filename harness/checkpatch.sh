@@ -13,7 +13,7 @@ cd "$CACHE"
 # patch that adds a file without touching MAINTAINERS; the series adds its
 # MAINTAINERS entry once, for all its files, in the first patch that adds
 # one, so the tests patch would raise it.  Every other check stays on.
-for p in $(sed -e 's/#.*//' "$REPO/patches/series"); do
+for p in $(series_patches); do
 	out=$(perl "$KSRC/scripts/checkpatch.pl" --strict -q --no-summary \
 		--ignore FILE_PATH_CHANGES "$REPO/patches/$p" 2>&1) || true
 	n=$(grep -cE '^(ERROR|WARNING|CHECK):' <<<"$out" || true)

@@ -17,6 +17,6 @@ git -c diff.suppressBlankEmpty=true format-patch -q --zero-commit --no-signature
 	(cd "$REPO/patches" && ls -1 ./*.patch | sed 's|^\./||')
 } > "$REPO/patches/series"
 # The tree now holds exactly the series: mark it so builds stay incremental.
-git config bpfexc.series "$(cd "$REPO/patches" && cat series $(sed -e 's/#.*//' series) | sha1sum | cut -c1-40)"
+git config bpfexc.series "$(series_hash)"
 git config bpfexc.head "$(git rev-parse HEAD)"
 log "exported $(git rev-list --count baseline..HEAD) patches to patches/"

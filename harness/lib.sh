@@ -8,6 +8,13 @@
 
 set -euo pipefail
 
+# usage: the comment block at the top of the running script, which says
+# how to run it, without its comment marks.
+usage() { sed -n '1d; /^#/!q; s/^# \{0,1\}//p' "$0"; }
+# Every script that sources this answers -h and --help with its usage,
+# here, before it does any work.
+case ${1:-} in -h | --help) usage; exit 0 ;; esac
+
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 HARNESS=$REPO/harness
 CACHE=${BPFEXC_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/bpf-exceptions}
@@ -52,3 +59,42 @@ export CCACHE_DIR=${CCACHE_DIR:-$CACHE/ccache}
 
 log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+# series_patches: the patch files that patches/series lists, in order, one
+# a line (names relative to patches/): without its comments, blank lines
+# and the spaces around a name.
+series_patches() {
+	sed -e 's/#.*//' -e 's/^[[:space:]]*//' -e 's/[[:space:]]*$//' -e '/^$/d' \
+		"$REPO/patches/series"
+}
+
+# series_hash: the SHA-1 of patches/series followed by the patches it
+# lists.  A kernel tree that holds exactly the series keeps it in `git
+# config bpfexc.series` (tree.sh, export-series.sh); a tree whose value
+# differs is reset and rebuilt, so the value must not change for the same
+# files.
+series_hash() {
+	local patches
+	mapfile -t patches < <(series_patches)
+	(cd "$REPO/patches" && cat series ${patches[@]+"${patches[@]}"}) | sha1sum | cut -c1-40
+}
+
+# The parser of test_progs' output, as awk source to put in front of a
+# program that uses it: awk "$TEST_PROGS_AWK"'test_progs_result() { ... }'.
+# test_progs prints "#N name:OK|FAIL|SKIP" for a test and
+# "#N/M name/sub:OK|FAIL|SKIP" for a subtest (a result whose name has a
+# space, as some subtests' do, is not recognised).  test_progs_result()
+# tells whether the line just read is such a result, not seen before in
+# this file (test_progs repeats failed tests in its closing error log), and
+# sets tp_id (#N or #N/M), tp_name and tp_res.
+TEST_PROGS_AWK='
+function test_progs_result() {
+	if ($0 !~ /^#[0-9]+(\/[0-9]+)?[ \t]+[^ ]+:(OK|FAIL|SKIP)/) return 0
+	tp_id = $1
+	tp_res = $2; sub(/.*:/, "", tp_res)
+	tp_name = $2; sub(/:[A-Z]+$/, "", tp_name)
+	if ((FILENAME, tp_id) in tp_seen) return 0
+	tp_seen[FILENAME, tp_id] = 1
+	return 1
+}
+'

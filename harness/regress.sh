@@ -43,13 +43,13 @@ for k in baseline patched; do
 done
 
 # Per test: test_progs results, test_verifier failures
-awk '
+awk "$TEST_PROGS_AWK"'
 	FNR == 1 { k = (FILENAME ~ /baseline/) ? "b" : "p" }
-	/^#[0-9]+(\/[0-9]+)?[ \t]+[^ ]+:(OK|FAIL|SKIP)/ {
-		r = $2; sub(/.*:/, "", r); n = $2; sub(/:[A-Z]+$/, "", n)
-		# test_progs repeats failed tests in its closing error log
-		if ((k, n) in res) next
-		res[k, n] = r; names[n] = 1; cnt[k, r]++
+	test_progs_result() {
+		# Kernels are compared by name: of two subtests of one name
+		# (prog_tests_framework has two), the first counts.
+		if ((k, tp_name) in res) next
+		res[k, tp_name] = tp_res; names[tp_name] = 1; cnt[k, tp_res]++
 	}
 	/^TV #/ { tvfail[k, $2] = 1; tvn[k]++ }
 	/^TV Summary/ { tvsum[k] = $0; sub(/^TV /, "", tvsum[k]) }

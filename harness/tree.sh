@@ -34,8 +34,8 @@ if [ "$(g config --get bpfexc.debian-version 2>/dev/null)" != "$version" ] ||
 	g config bpfexc.debian-version "$version"
 fi
 
-mapfile -t patches < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$REPO/patches/series")
-want=$(cd "$REPO/patches" && cat series ${patches[@]+"${patches[@]}"} | sha1sum | cut -c1-40)
+mapfile -t patches < <(series_patches)
+want=$(series_hash)
 have=$(g config --get bpfexc.series 2>/dev/null || true)
 # The commit the series was applied as: commits made in the tree since
 # (hacking) make it differ from the series as much as edits do.

@@ -20,10 +20,11 @@ source "$(dirname "$0")/lib.sh"
 
 timeout=600
 interactive=0
-while getopts "t:s" o; do
+while getopts "t:sh" o; do
 	case $o in
 	t) timeout=$OPTARG ;;
 	s) interactive=1 ;;
+	h) usage; exit 0 ;;
 	*) die "usage: vm.sh [-t SECONDS] [-s] [COMMAND...]" ;;
 	esac
 done
