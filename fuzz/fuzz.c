@@ -552,8 +552,9 @@ static int predict_main(int argc, char **argv)
  *     empty one, and run on a packet: T2 first, O only where T2 recorded
  *     nothing (O might run code the verifier never saw, and crash).  They
  *     must return the same, T2 record nothing, and neither leave a ring
- *     buffer record reserved or a reference on the test kfunc object.  An extension, when the program has one,
- *     replaces the same function in each.
+ *     buffer record reserved or a reference on the test kfunc object.  An
+ *     extension, when the program has one, replaces the same function in
+ *     each.
  *
  * Anything else is reported with the program, the verifier's log and
  * (FUZZ_XLATED=1) the program as the verifier rewrote it.
@@ -2695,6 +2696,31 @@ static int e_violations(const struct embed *e, int i, unsigned int seed, bool fi
 	return found;
 }
 
+/* What the run just made (of who, "T2" or "the original") left behind:
+ * a ring buffer record reserved (the ring is made anew), the test kfunc
+ * object referenced.  Whether it left anything.
+ */
+static bool e_left_behind(int i, unsigned int seed, const char *who, const char *pa)
+{
+	bool bad = false;
+
+	if (!e_ring_clean()) {
+		e_report_head(i, seed, "");
+		fprintf(stderr, "  %s left a ring buffer record reserved (prog array %s)\n", who, pa);
+		e_kinds |= 1 << U_RING;
+		bad = true;
+		e_ring_reset();
+	}
+	if (!e_cnt_clean()) {
+		e_report_head(i, seed, "");
+		fprintf(stderr, "  %s left the test kfunc object's reference count at %u "
+			"(prog array %s)\n", who, e_cnt, pa);
+		e_kinds |= 1 << U_REF;
+		bad = true;
+	}
+	return bad;
+}
+
 /* Run T2, and then O where T2 recorded nothing, on the packet with the
  * filled (cfg 1) or the empty prog array: whether anything was unexpected
  */
@@ -2702,7 +2728,7 @@ static bool e_run_cfg(const struct embed *e, int i, unsigned int seed, int cfg, 
 {
 	const char *pa = cfg ? "filled" : "empty";
 	__u32 r2 = 0, ro = 0;
-	bool bad = false;
+	bool bad;
 	int err;
 
 	e_write_bounds(e);
@@ -2713,20 +2739,7 @@ static bool e_run_cfg(const struct embed *e, int i, unsigned int seed, int cfg, 
 		e_kinds |= 1 << U_RUN;
 		return true;
 	}
-	if (!e_ring_clean()) {
-		e_report_head(i, seed, "");
-		fprintf(stderr, "  T2 left a ring buffer record reserved (prog array %s)\n", pa);
-		e_kinds |= 1 << U_RING;
-		bad = true;
-		e_ring_reset();
-	}
-	if (!e_cnt_clean()) {
-		e_report_head(i, seed, "");
-		fprintf(stderr, "  T2 left the test kfunc object's reference count at %u (prog array %s)\n",
-			e_cnt, pa);
-		e_kinds |= 1 << U_REF;
-		bad = true;
-	}
+	bad = e_left_behind(i, seed, "T2", pa);
 	if (e_violations(e, i, seed, cfg, r2))
 		return true;	/* O would run what the verifier never saw */
 	err = e_run(fo, &ro);
@@ -2737,21 +2750,8 @@ static bool e_run_cfg(const struct embed *e, int i, unsigned int seed, int cfg, 
 		e_kinds |= 1 << (err ? U_RUN : U_RET);
 		bad = true;
 	}
-	if (!e_ring_clean()) {
-		e_report_head(i, seed, "");
-		fprintf(stderr, "  the original left a ring buffer record reserved (prog array %s)\n",
-			pa);
-		e_kinds |= 1 << U_RING;
+	if (e_left_behind(i, seed, "the original", pa))
 		bad = true;
-		e_ring_reset();
-	}
-	if (!e_cnt_clean()) {
-		e_report_head(i, seed, "");
-		fprintf(stderr, "  the original left the test kfunc object's reference count at %u "
-			"(prog array %s)\n", e_cnt, pa);
-		e_kinds |= 1 << U_REF;
-		bad = true;
-	}
 	return bad;
 }
 
