@@ -14,6 +14,8 @@ mount -t tmpfs tmpfs /tmp
 mount -t bpf bpf /sys/fs/bpf
 mount -t debugfs debugfs /sys/kernel/debug
 mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
+# The selftests' cgroup_helpers mount cgroup2 on /mnt
+mkdir -p /mnt
 ip link set lo up
 ulimit -l unlimited
 hostname bpfexc-guest
