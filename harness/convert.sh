@@ -3,8 +3,12 @@
 # OUT/progs/<prog>_assert.c, and derive OUT/prog_tests/<test>_assert.c
 # from each tree test that convert/<prog>.tests names: the test itself,
 # with the program's skeleton (and the test) renamed to <name>_assert.
+# A line of <prog>.tests is a test's name, then the test's own global
+# names, if any, that get the suffix too.
 # A program that another source includes (progs/<prog>_subprogs.c, say)
-# gets the same treatment for that source.  Prints the derived tests.
+# gets the same treatment for that source.  convert/prog_tests/ holds
+# tests of the converted programs that the tree has no counterpart of.
+# Prints the derived tests and those.
 #   convert.sh KSRC OUT
 source "$(dirname "$0")/lib.sh"
 
@@ -24,13 +28,21 @@ for p in "$REPO"/convert/*.patch; do
 			> "$out/progs/${name}_assert.c"
 		names+="|$name"
 	done
-	while read -r t; do
+	while read -r t globals; do
 		[ -n "$t" ] || continue
-		# skeleton names (also as prefixes: <name>__open()) and the test,
-		# not the program's headers
-		sed -E -e "s/\\b($names|test_$t)(__|\\b)/\\1_assert\\2/g" \
+		# skeleton names (also as prefixes: <name>__open()), the test
+		# and the globals the line names after it (which the derived
+		# test would define twice in test_progs), not the program's
+		# headers
+		sed -E -e "s/\\b($names|test_$t${globals:+|${globals// /|}})(__|\\b)/\\1_assert\\2/g" \
 			-e 's/_assert\.h"/.h"/' \
 			"$st/prog_tests/$t.c" > "$out/prog_tests/${t}_assert.c"
 		echo "${t}_assert"
 	done < "$REPO/convert/$prog.tests"
+done
+# Tests of the converted programs that the tree has no counterpart of
+for t in "$REPO"/convert/prog_tests/*.c; do
+	[ -e "$t" ] || continue
+	cp "$t" "$out/prog_tests/"
+	basename "$t" .c
 done
