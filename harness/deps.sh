@@ -30,6 +30,8 @@ arm64)
 s390x) PKGS+=(gcc-s390x-linux-gnu) ;;
 ppc64el) PKGS+=(gcc-powerpc64le-linux-gnu) ;;
 esac
+# The kernel built with clang and lld 16 (FLAVOUR=clang-cfi)
+[ "$FLAVOUR" = clang-cfi ] && PKGS+=(lld-16 llvm-16)
 
 missing=()
 for p in "${PKGS[@]}"; do

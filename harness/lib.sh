@@ -51,8 +51,14 @@ case $BPFEXC_ARCH in x86_64 | arm64) EXCEPTIONS_JIT=1 ;; *) EXCEPTIONS_JIT=0 ;; 
 # Whether the demo and the apps (examples/, asserts/, bench/, stress/,
 # fuzz/) run there: built against Debian's libbpf for that architecture.
 case $BPFEXC_ARCH in x86_64 | arm64) APPS=1 ;; *) APPS=0 ;; esac
-# make -C <kernel tree or build dir> for the target architecture
-KMAKE=(make ARCH="$SRCARCH" CROSS_COMPILE="$CROSS_COMPILE" CC="ccache ${CROSS_COMPILE}gcc")
+# make -C <kernel tree or build dir> for the target architecture: with
+# gcc, or for the clang-cfi flavour with Debian's clang and lld 16, as
+# Android's and ChromeOS's kernels are built
+if [ "$FLAVOUR" = clang-cfi ]; then
+	KMAKE=(make ARCH="$SRCARCH" LLVM=-16 CC="ccache clang-16")
+else
+	KMAKE=(make ARCH="$SRCARCH" CROSS_COMPILE="$CROSS_COMPILE" CC="ccache ${CROSS_COMPILE}gcc")
+fi
 KBUILD=${BPFEXC_KBUILD:-$CACHE/build-$archdir$FLAVOUR}
 GUEST=${BPFEXC_GUEST:-$CACHE/guest-$archdir$FLAVOUR}
 export CCACHE_DIR=${CCACHE_DIR:-$CACHE/ccache}
