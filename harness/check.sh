@@ -12,7 +12,14 @@ source "$(dirname "$0")/lib.sh"
 # the apps run, lib.sh) the demo built with each compiler and the
 # assertion macros' test (asserts/) built with each compiler and -mcpu,
 # reported in test_progs' format.
+# Tests that 6.1 cannot run on a flavour's kernel, each with the reason in
+# harness/config/skip-$FLAVOUR.list: not run, and reported as skipped.
+skips=
+if [ -f "$HARNESS/config/skip-$FLAVOUR.list" ]; then
+	skips=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$HARNESS/config/skip-$FLAVOUR.list" | xargs)
+fi
 guest_cmd='./test_progs'
+[ -z "$skips" ] || guest_cmd+=" -d $(printf '%q' "${skips// /,}")"
 if [ -n "${1:-}" ]; then
 	guest_cmd+=" -a $(printf '%q' "$1")"
 elif ((APPS)); then
@@ -38,7 +45,9 @@ set -e
 
 # A test with subtests is counted by its subtests.
 set +e
-tally=$(awk -v vmrc="$vmrc" "$TEST_PROGS_AWK"'
+# (a selection reports none of them)
+[ -z "${1:-}" ] || skips=
+tally=$(awk -v vmrc="$vmrc" -v skips="$skips" -v flavour="$FLAVOUR" "$TEST_PROGS_AWK"'
 	test_progs_result() {
 		split(tp_id, id, "/")
 		if (id[2] != "") { hassub[id[1]] = 1 }
@@ -51,6 +60,11 @@ tally=$(awk -v vmrc="$vmrc" "$TEST_PROGS_AWK"'
 			if (r == "OK") { p++; printf "PASS %s\n", names[i] }
 			else if (r == "SKIP") { s++; printf "SKIP %s\n", names[i] }
 			else { f++; printf "FAIL %s\n", names[i] }
+		}
+		ns = split(skips, sk, " ")
+		for (i = 1; i <= ns; i++) {
+			s++
+			printf "SKIP %s (not on this kernel: skip-%s.list)\n", sk[i], flavour
 		}
 		if (vmrc == 124) { f++; print "FAIL guest: hung (timeout)" }
 		else if (vmrc == 125) { f++; print "FAIL guest: crashed or kernel splat" }

@@ -4,7 +4,8 @@
 #
 # The config is derived reproducibly: `make allnoconfig` with expert.config,
 # lean.config, the architecture's <arch>.config and, for a flavour other
-# than lean, harness/config/$FLAVOUR.config forced in (KCONFIG_ALLCONFIG);
+# than lean, harness/config/$FLAVOUR.config and $FLAVOUR-<arch>.config if
+# there is one forced in (KCONFIG_ALLCONFIG);
 # the build-only flavour (harness/cross-build.sh) replaces lean.config.
 # Afterwards every option in harness/config/required*.list must be =y,
 # else the build stops naming it.
@@ -24,6 +25,9 @@ if [ "$FLAVOUR" = build-only ]; then
 else
 	frags+=("$HARNESS/config/lean.config" "$HARNESS/config/$BPFEXC_ARCH.config")
 	[ "$FLAVOUR" = lean ] || frags+=("$frag")
+	# and the flavour's options for one architecture only
+	[ -f "$HARNESS/config/$FLAVOUR-$BPFEXC_ARCH.config" ] &&
+		frags+=("$HARNESS/config/$FLAVOUR-$BPFEXC_ARCH.config")
 	required=("$HARNESS/config/required.list")
 fi
 cat "${frags[@]}" > "$allconfig.new"
