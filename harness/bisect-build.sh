@@ -3,6 +3,7 @@
 # one on baseline and build the kernel after each that touches it (a
 # patch of only tools/ or Documentation/ leaves the kernel build as it
 # was).  The tree ends with the whole series applied.
+#   BISECT_FROM=K   start at prefix K (the prefixes before it built before)
 source "$(dirname "$0")/lib.sh"
 
 "$HARNESS/tree.sh" >/dev/null
@@ -11,7 +12,7 @@ mapfile -t patches < <(series_patches)
 head=$(g rev-parse HEAD)
 n=${#patches[@]}
 bad=0
-for ((k = 1; k <= n; k++)); do
+for ((k = ${BISECT_FROM:-1}; k <= n; k++)); do
 	commit=$(g rev-parse "$head~$((n - k))")
 	if ! g diff --name-only "$commit~1" "$commit" | grep -qvE '^(tools|Documentation)/'; then
 		log "prefix $k/$n (${patches[k - 1]}): tools/docs only, skipped"
