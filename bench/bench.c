@@ -314,18 +314,23 @@ struct real_obj {
 };
 
 /* The packets of the tree's network_helpers.c */
-static struct __attribute__((packed)) {
+struct pkt_v4_tcp {
 	struct ethhdr eth;
 	struct iphdr iph;
 	struct tcphdr tcp;
-} pkt_v4 = {
-	.eth.h_proto = __constant_htons(ETH_P_IP),
-	.iph.ihl = 5,
-	.iph.protocol = IPPROTO_TCP,
-	.iph.tot_len = __constant_htons(123),
-	.tcp.urg_ptr = 123,
-	.tcp.doff = 5,
-};
+} __attribute__((packed));
+
+/* network_helpers.c's pkt_v4, with a TCP header of @doff_words words */
+#define PKT_V4_TCP(doff_words) {				\
+	.eth.h_proto = __constant_htons(ETH_P_IP),		\
+	.iph.ihl = 5,						\
+	.iph.protocol = IPPROTO_TCP,				\
+	.iph.tot_len = __constant_htons(123),			\
+	.tcp.urg_ptr = 123,					\
+	.tcp.doff = (doff_words),				\
+}
+
+static struct pkt_v4_tcp pkt_v4 = PKT_V4_TCP(5);
 
 static struct __attribute__((packed)) {
 	struct ethhdr eth;
@@ -383,18 +388,7 @@ static struct __attribute__((packed)) {
 /* pkt_v4 with a TCP header too short (doff 3): the flow dissector drops
  * it as malformed
  */
-static struct __attribute__((packed)) {
-	struct ethhdr eth;
-	struct iphdr iph;
-	struct tcphdr tcp;
-} pkt_v4_short_tcp = {
-	.eth.h_proto = __constant_htons(ETH_P_IP),
-	.iph.ihl = 5,
-	.iph.protocol = IPPROTO_TCP,
-	.iph.tot_len = __constant_htons(123),
-	.tcp.urg_ptr = 123,
-	.tcp.doff = 3,
-};
+static struct pkt_v4_tcp pkt_v4_short_tcp = PKT_V4_TCP(3);
 
 static int setup_none(struct bpf_object *obj)
 {
