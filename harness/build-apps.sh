@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Build the demo (examples/packet-parser) with clang 14 and clang 16, and
-# the benchmark (bench/) and the stress test (stress/) with clang 14, and
-# the fuzzer (fuzz/), against Debian's libbpf: the header
+# the benchmark (bench/), the stress test (stress/) and on x86-64 the JIT
+# check (mitigations/) with clang 14, and the fuzzer (fuzz/), against Debian's libbpf: the header
 # for BPF programs is exported from the patched tree, as a program built
 # outside the kernel tree would get it.  Prints the binaries built.
 source "$(dirname "$0")/lib.sh"
@@ -43,6 +43,10 @@ for clang in clang-14 clang-16 clang-19; do
 		build_app asserts asserts.bpf.c asserts.c asserts "asserts-$clang-$cpu" "$clang" "$cpu"
 	done
 done
+# The x86-64 JIT's images of throwing programs against the running
+# kernel's mitigations (mitigations/)
+[ "$BPFEXC_ARCH" = x86_64 ] &&
+	build_app mitigations jitcheck.bpf.c jitcheck.c jitcheck jitcheck clang-14
 # The exception callback named by a decl tag, loaded by Debian's libbpf
 # (1.1) and by linux-source-6.12's (1.5)
 build_app asserts cbtag.bpf.c cbtag.c cbtag cbtag-old clang-14

@@ -11,7 +11,8 @@ source "$(dirname "$0")/lib.sh"
 # In the guest: test_progs, then (unless a selection was given, and where
 # the apps run, lib.sh) the demo built with each compiler and the
 # assertion macros' test (asserts/) built with each compiler and -mcpu,
-# reported in test_progs' format.
+# and on x86-64 the JIT check (mitigations/), reported in test_progs'
+# format.
 # Tests that 6.1 cannot run on a flavour's kernel, each with the reason in
 # harness/config/skip-$FLAVOUR.list: not run, and reported as skipped.
 skips=
@@ -35,6 +36,12 @@ for t in asserts-clang-14-v1 asserts-clang-14-v3 asserts-clang-16-v1 asserts-cla
 	if $t > /tmp/asserts.log 2>&1; then echo "#$n asserts/${t#asserts-}:OK"
 	else cat /tmp/asserts.log; echo "#$n asserts/${t#asserts-}:FAIL"; rc=1; fi
 done
+if command -v jitcheck >/dev/null; then
+	n=$((n + 1))
+	if jitcheck > /tmp/jitcheck.log 2>&1; then echo "#$n jit/mitigations:OK"
+	else echo "#$n jit/mitigations:FAIL"; rc=1; fi
+	cat /tmp/jitcheck.log
+fi
 exit $rc'
 fi
 log "booting guest, running: ${guest_cmd%%;*}${1:+ (selection)}"

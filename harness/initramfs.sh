@@ -43,6 +43,8 @@ if [ "$BPFEXC_ARCH" = x86_64 ]; then
 	install -D -m 755 "$lib" "$root/lib/x86_64-linux-gnu/libgcc_s.so.1"
 	# Full bpftool for people using the interactive shell.
 	[ -x /usr/sbin/bpftool ] && add_binary /usr/sbin/bpftool /usr/sbin/bpftool
+	# The disassembler of the JIT check (mitigations/jitcheck.c)
+	add_binary /usr/bin/objdump /usr/bin/objdump
 fi
 
 (cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0) |
