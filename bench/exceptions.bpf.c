@@ -30,7 +30,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #ifndef BENCH_NO_THROW
-#include "bpf_exceptions.h"
+#include <bpf/bpf_exceptions.h>
 #endif
 
 char _license[] SEC("license") = "GPL";

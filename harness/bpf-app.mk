@@ -34,10 +34,11 @@ all: $(OUT)/$(BIN)
 $(OUT)/vmlinux.h: $(VMLINUX)
 	$(BPFTOOL) btf dump file $< format c > $@.tmp && mv $@.tmp $@
 
-$(OUT)/bpf_exceptions.h: $(HEADER)
-	cp $< $@
+# where Debian's package of it puts it: beside libbpf's bpf_helpers.h
+$(OUT)/bpf/bpf_exceptions.h: $(HEADER)
+	mkdir -p $(@D) && cp $< $@
 
-$(OUT)/$(SKEL).bpf.o: $(SRC)/$(BPF_SRC) $(wildcard $(SRC)/*.h) $(OUT)/vmlinux.h $(OUT)/bpf_exceptions.h $(THIS_MK)
+$(OUT)/$(SKEL).bpf.o: $(SRC)/$(BPF_SRC) $(wildcard $(SRC)/*.h) $(OUT)/vmlinux.h $(OUT)/bpf/bpf_exceptions.h $(THIS_MK)
 	$(CLANG) $(BPF_CFLAGS) -I$(OUT) -I$(SRC) $(BPF_INCLUDES) $(BPF_DEFINES) -c $< -o $@
 
 $(OUT)/$(SKEL).skel.h: $(OUT)/$(SKEL).bpf.o

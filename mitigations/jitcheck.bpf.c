@@ -16,7 +16,7 @@
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
-#include "bpf_exceptions.h"
+#include <bpf/bpf_exceptions.h>
 
 char _license[] SEC("license") = "GPL";
 

@@ -9,7 +9,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
-#include "bpf_exceptions.h"
+#include <bpf/bpf_exceptions.h>
 
 char _license[] SEC("license") = "GPL";
 

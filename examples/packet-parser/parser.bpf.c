@@ -14,7 +14,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_endian.h>
-#include "bpf_exceptions.h"
+#include <bpf/bpf_exceptions.h>
 #include "parser.h"
 #include "parser_common.bpf.h"
 
