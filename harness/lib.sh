@@ -59,6 +59,23 @@ if [ "$FLAVOUR" = clang-cfi ]; then
 else
 	KMAKE=(make ARCH="$SRCARCH" CROSS_COMPILE="$CROSS_COMPILE" CC="ccache ${CROSS_COMPILE}gcc")
 fi
+# QEMU's x86-64 CPU model (vm.sh): "max", every feature TCG has; for the
+# Debian flavours a Zen CPU (EPYC), which Debian's kernel mitigates with
+# the return thunk and retpolines: the JIT's code under those
+# mitigations is what runs (mitigations/jitcheck.c)
+case $FLAVOUR in debian*) VM_CPU=${VM_CPU:-EPYC} ;; *) VM_CPU=${VM_CPU:-max} ;; esac
+
+# debian_config: Debian's config file that a Debian flavour (debian,
+# debian-rt) starts from, from linux-config-6.1 (deps.sh: the host's
+# package, or another architecture's unpacked into the cache)
+debian_config() {
+	local set=none arch=amd64 dir=/usr/src/linux-config-6.1
+	[ "$FLAVOUR" = debian-rt ] && set=rt
+	[ "$BPFEXC_ARCH" = arm64 ] && arch=arm64 dir=$CACHE/linux-config-6.1-arm64
+	[ -f "$dir/config.${arch}_${set}_$arch.xz" ] ||
+		die "no Debian config $dir/config.${arch}_${set}_$arch.xz (harness/deps.sh)"
+	echo "$dir/config.${arch}_${set}_$arch.xz"
+}
 KBUILD=${BPFEXC_KBUILD:-$CACHE/build-$archdir$FLAVOUR}
 GUEST=${BPFEXC_GUEST:-$CACHE/guest-$archdir$FLAVOUR}
 export CCACHE_DIR=${CCACHE_DIR:-$CACHE/ccache}
@@ -84,6 +101,12 @@ series_hash() {
 	mapfile -t patches < <(series_patches)
 	(cd "$REPO/patches" && cat series ${patches[@]+"${patches[@]}"}) | sha1sum | cut -c1-40
 }
+
+# What a kernel log must not hold (vm.sh, debian-vm.sh): WARN, BUG, Oops,
+# panic, KASAN, UBSAN, lockdep, kmemleak, RCU stall, hung task.
+SPLAT_RE='WARNING:|BUG:|Oops|Kernel panic|general protection fault|UBSAN:|'
+SPLAT_RE+='possible (circular|recursive) locking|INFO: (lockdep|task .* blocked|rcu_)|'
+SPLAT_RE+='unreferenced object|Call Trace:|kernel BUG|stack-protector|double fault'
 
 # The parser of test_progs' output, as awk source to put in front of a
 # program that uses it: awk "$TEST_PROGS_AWK"'test_progs_result() { ... }'.

@@ -10,7 +10,7 @@
 # command's output), results.txt (the command's output, then its exit
 # status and dmesg; also printed).  Exit status: the command's, or 124 when the guest
 # hung, or 125 when the guest crashed or the kernel logged a splat
-# (WARN, BUG, Oops, panic, KASAN, lockdep, kmemleak, RCU stall, hung task).
+# (SPLAT_RE, lib.sh).
 #
 # VM_ICOUNT=1 boots one vCPU with `-icount shift=0,sleep=off`: guest time
 # advances one nanosecond per executed instruction, so a duration the guest
@@ -55,7 +55,7 @@ fi
 # copies the command's output to (bpfexc.results=).
 case $BPFEXC_ARCH in
 x86_64)
-	machine=(qemu-system-x86_64 -cpu max)
+	machine=(qemu-system-x86_64 -cpu "$VM_CPU")
 	console=ttyS0 results=ttyS1
 	# ports CONSOLE RESULTS: QEMU's options for the two, as -serial takes them
 	ports() { port_opts=(-serial "$1" -serial "$2"); } ;;
@@ -92,17 +92,14 @@ set -e
 tr -d '\r' < "$run/results.log" > "$run/results.txt"
 sed '/^BPFEXC-EXIT /,$d' "$run/results.txt"
 
-splat='WARNING:|BUG:|Oops|Kernel panic|general protection fault|UBSAN:|'
-splat+='possible (circular|recursive) locking|INFO: (lockdep|task .* blocked|rcu_)|'
-splat+='unreferenced object|Call Trace:|kernel BUG|stack-protector|double fault'
 if [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
 	echo "vm: guest did not finish within ${timeout}s" >&2
-	grep -aE -m 3 -A 10 "$splat" "$run/console.log" >&2 || tail -n 20 "$run/console.log" >&2
+	grep -aE -m 3 -A 10 "$SPLAT_RE" "$run/console.log" >&2 || tail -n 20 "$run/console.log" >&2
 	exit 124
 fi
-if grep -aqE "$splat" "$run/console.log"; then
+if grep -aqE "$SPLAT_RE" "$run/console.log"; then
 	echo "vm: kernel splat in guest console:" >&2
-	grep -aE -m 5 -A 15 "$splat" "$run/console.log" >&2
+	grep -aE -m 5 -A 15 "$SPLAT_RE" "$run/console.log" >&2
 	exit 125
 fi
 rc=$(sed -n 's/^BPFEXC-EXIT \([0-9]*\).*/\1/p' "$run/results.txt" | tail -n 1)
