@@ -32,6 +32,10 @@ ppc64el) PKGS+=(gcc-powerpc64le-linux-gnu) ;;
 esac
 # The kernel built with clang and lld 16 (FLAVOUR=clang-cfi)
 [ "$FLAVOUR" = clang-cfi ] && PKGS+=(lld-16 llvm-16)
+# Debian's configs (FLAVOUR=debian, debian-rt; the host's package has the
+# host architecture's), what bindeb-pkg packages with, and what makes the
+# Debian system of debian-vm.sh
+case $FLAVOUR in debian*) PKGS+=(linux-config-6.1 dpkg-dev fakeroot mmdebstrap e2fsprogs) ;; esac
 
 missing=()
 for p in "${PKGS[@]}"; do
@@ -48,4 +52,16 @@ if ((${#missing[@]})); then
 	apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
 		"${missing[@]}" >/dev/null
+fi
+# arm64's Debian configs, unpacked from their package (it cannot be
+# installed beside the host's)
+if [[ $FLAVOUR == debian* && $BPFEXC_ARCH == arm64 && ! -d $CACHE/linux-config-6.1-arm64 ]]; then
+	tmp=$(mktemp -d)
+	chmod 755 "$tmp"	# apt downloads as _apt
+	(cd "$tmp" && apt-get download -qq linux-config-6.1:arm64 >/dev/null) ||
+		die "cannot download linux-config-6.1:arm64"
+	dpkg-deb -x "$tmp"/linux-config-6.1_*_arm64.deb "$tmp/root"
+	mkdir -p "$CACHE"
+	mv "$tmp/root/usr/src/linux-config-6.1" "$CACHE/linux-config-6.1-arm64"
+	rm -rf "$tmp"
 fi

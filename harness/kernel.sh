@@ -7,11 +7,22 @@
 # than lean, harness/config/$FLAVOUR.config and $FLAVOUR-<arch>.config if
 # there is one forced in (KCONFIG_ALLCONFIG);
 # the build-only flavour (harness/cross-build.sh) replaces lean.config.
+#
+# The Debian flavours (debian, debian-rt) start from Debian's own config
+# instead (debian_config(), lib.sh) and trim it: every module is left out
+# but those of harness/config/debian-modules.list (the Debian system's
+# root disk), then harness/config/debian.config (and debian-<arch>.config)
+# builds in what the tests need that Debian builds as a module.  Every
+# option that harness/config/debian-kept.list matches (BPF, the JITs, the
+# unwinders, preemption, mitigations, LSMs) must end as Debian has it.
+#
 # Afterwards every option in harness/config/required*.list must be =y,
 # else the build stops naming it.
 source "$(dirname "$0")/lib.sh"
 
-frag=$HARNESS/config/$FLAVOUR.config
+debian=
+case $FLAVOUR in debian*) debian=$(debian_config) frag=$HARNESS/config/debian.config ;;
+*) frag=$HARNESS/config/$FLAVOUR.config ;; esac
 [ -f "$frag" ] || die "no config fragment $frag"
 mkdir -p "$KBUILD"
 
@@ -30,11 +41,31 @@ else
 		frags+=("$HARNESS/config/$FLAVOUR-$BPFEXC_ARCH.config")
 	required=("$HARNESS/config/required.list")
 fi
-cat "${frags[@]}" > "$allconfig.new"
+if [ -n "$debian" ]; then
+	# Debian's config, modules left out, then what the tests need (a
+	# later assignment of an option overrides an earlier one)
+	frags=("$frag")
+	[ -f "$HARNESS/config/debian-$BPFEXC_ARCH.config" ] &&
+		frags+=("$HARNESS/config/debian-$BPFEXC_ARCH.config")
+	# the lines of the modules kept, as Debian's config has them
+	kept=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' -e 's/.*/&=m/' \
+		"$HARNESS/config/debian-modules.list")
+	{ xzcat "$debian" | grep -v -x -F -e "$kept" |
+		sed -E 's/^(CONFIG_[A-Za-z0-9_]+)=m$/# \1 is not set/'
+	  xzcat "$debian" | grep -x -F -e "$kept"
+	  cat "${frags[@]}"; } > "$allconfig.new"
+else
+	cat "${frags[@]}" > "$allconfig.new"
+fi
 if ! cmp -s "$allconfig.new" "$allconfig" || [ ! -f "$KBUILD/.config" ]; then
 	log "configuring $FLAVOUR kernel in $KBUILD"
 	# The fragment is kept only once the config was made from it
-	"${KMAKE[@]}" -s -C "$KSRC" O="$KBUILD" KCONFIG_ALLCONFIG="$allconfig.new" allnoconfig >/dev/null
+	if [ -n "$debian" ]; then
+		cp "$allconfig.new" "$KBUILD/.config"
+		"${KMAKE[@]}" -s -C "$KSRC" O="$KBUILD" olddefconfig >/dev/null 2>&1
+	else
+		"${KMAKE[@]}" -s -C "$KSRC" O="$KBUILD" KCONFIG_ALLCONFIG="$allconfig.new" allnoconfig >/dev/null
+	fi
 	mv "$allconfig.new" "$allconfig"
 else
 	rm -f "$allconfig.new"
@@ -49,15 +80,26 @@ done < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' \
 # Options the fragments set that Kconfig dropped (unmet dependencies).
 while read -r line; do
 	grep -qx "$line" "$KBUILD/.config" || missing+=("${line%=*}")
-done < <(grep -E '^CONFIG_[A-Z0-9_]+=y' "$allconfig")
+done < <(cat "${frags[@]}" | grep -E '^CONFIG_[A-Z0-9_]+=y')
 ((${#missing[@]} == 0)) || die "kernel config lacks: ${missing[*]}"
+# A Debian flavour: what the trim must not change
+if [ -n "$debian" ]; then
+	changed=$(xzcat "$debian" | grep -E '^CONFIG_|^# CONFIG_.* is not set$' |
+		  grep -E -f <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' -e '/^!/d' \
+			       -e 's/.*/^(# )?(&)[= ]/' "$HARNESS/config/debian-kept.list") |
+		  grep -v -E -f <(sed -n 's/^!\([A-Za-z0-9_]*\).*/^(# )?\1[= ]/p' \
+				  "$HARNESS/config/debian-kept.list") |
+		  while read -r line; do grep -qxF "$line" "$KBUILD/.config" || echo "${line#\# }"; done)
+	[ -z "$changed" ] || die "the trim changed Debian's: $(echo $changed)"
+fi
 
 jobs=${JOBS:-$(nproc)}
-image=$(basename "$KIMAGE")
-log "building $BPFEXC_ARCH $FLAVOUR kernel (make -j$jobs $image modules_prepare), log: $KBUILD/build.log"
+targets=("$(basename "$KIMAGE")" modules_prepare)
+[ -z "$debian" ] || targets+=(modules)
+log "building $BPFEXC_ARCH $FLAVOUR kernel (make -j$jobs ${targets[*]}), log: $KBUILD/build.log"
 start=$SECONDS
 if ! "${KMAKE[@]}" -C "$KSRC" O="$KBUILD" -j"$jobs" \
-	"$image" modules_prepare >"$KBUILD/build.log" 2>&1; then
+	"${targets[@]}" >"$KBUILD/build.log" 2>&1; then
 	grep -m 20 -E 'error|Error' "$KBUILD/build.log" >&2
 	die "kernel build failed, see $KBUILD/build.log"
 fi

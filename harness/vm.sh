@@ -10,7 +10,7 @@
 # command's output), results.txt (the command's output, then its exit
 # status and dmesg; also printed).  Exit status: the command's, or 124 when the guest
 # hung, or 125 when the guest crashed or the kernel logged a splat
-# (SPLAT_RE, lib.sh).
+# (splats(), lib.sh).
 #
 # VM_ICOUNT=1 boots one vCPU with `-icount shift=0,sleep=off`: guest time
 # advances one nanosecond per executed instruction, so a duration the guest
@@ -94,12 +94,12 @@ sed '/^BPFEXC-EXIT /,$d' "$run/results.txt"
 
 if [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
 	echo "vm: guest did not finish within ${timeout}s" >&2
-	grep -aE -m 3 -A 10 "$SPLAT_RE" "$run/console.log" >&2 || tail -n 20 "$run/console.log" >&2
+	splats "$run/console.log" >&2 || tail -n 20 "$run/console.log" >&2
 	exit 124
 fi
-if grep -aqE "$SPLAT_RE" "$run/console.log"; then
+if splats "$run/console.log" > "$run/splats.txt"; then
 	echo "vm: kernel splat in guest console:" >&2
-	grep -aE -m 5 -A 15 "$SPLAT_RE" "$run/console.log" >&2
+	cat "$run/splats.txt" >&2
 	exit 125
 fi
 rc=$(sed -n 's/^BPFEXC-EXIT \([0-9]*\).*/\1/p' "$run/results.txt" | tail -n 1)
