@@ -1,7 +1,7 @@
 # BPF exceptions for Linux 6.1: entry points.  Everything runs through the
 # scripts in harness/; big outputs live in $(BPFEXC_CACHE), see README.md.
 
-.PHONY: run check bench stress fuzz regress build shell cross-build help
+.PHONY: run check bench stress fuzz regress build shell cross-build deb debian-vm help
 
 help:
 	@echo "make run      build, boot the patched kernel in QEMU and run the demo"
@@ -15,6 +15,9 @@ help:
 	@echo "make shell    boot the guest with an interactive shell"
 	@echo "make build    build kernel, test runner and initramfs only"
 	@echo "make cross-build  build the series for s390x and ppc64el (no guest)"
+	@echo "make deb      Debian packages of the kernel with Debian's config"
+	@echo "make debian-vm  boot a Debian 12 system with them and use it"
+	@echo "FLAVOUR=debian, debian-rt  (with check, build, deb, debian-vm) Debian's config"
 	@echo "ARCH=arm64    (with run, check, bench, regress, build, shell) the arm64 guest"
 
 run:
@@ -43,3 +46,9 @@ shell: build
 
 cross-build:
 	harness/cross-build.sh
+
+deb:
+	harness/deb.sh
+
+debian-vm:
+	harness/debian-vm.sh

@@ -59,6 +59,9 @@ if [ "$FLAVOUR" = clang-cfi ]; then
 else
 	KMAKE=(make ARCH="$SRCARCH" CROSS_COMPILE="$CROSS_COMPILE" CC="ccache ${CROSS_COMPILE}gcc")
 fi
+# A Debian flavour's release is CONFIG_LOCALVERSION's alone: without
+# LOCALVERSION set, 6.1 appends a "+" for a tree kept in git
+case $FLAVOUR in debian*) KMAKE+=(LOCALVERSION=) ;; esac
 # QEMU's x86-64 CPU model (vm.sh): "max", every feature TCG has; for the
 # Debian flavours a Zen CPU (EPYC), which Debian's kernel mitigates with
 # the return thunk and retpolines: the JIT's code under those
