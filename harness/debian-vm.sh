@@ -25,7 +25,9 @@ source "$(dirname "$0")/lib.sh"
 "$HARNESS/build.sh"
 # the kernel, its headers and the header for BPF programs, as an
 # administrator installs them (not the debug image, nor linux-libc-dev)
-mapfile -t debs < <("$HARNESS/deb.sh" | grep -E '/(linux-image-[^_]*[^g]|linux-headers-[^_]*|bpf-exceptions-dev)_')
+built=$("$HARNESS/deb.sh")
+mapfile -t debs < <(grep -E '/(linux-image-[^_]*[^g]|linux-headers-[^_]*|bpf-exceptions-dev)_' <<<"$built")
+((${#debs[@]} == 3)) || die "deb.sh made no image, headers and header packages"
 # bpf_testmod.ko again, against the vmlinux that bindeb-pkg linked and
 # packaged: 6.1's parallel pahole numbers the BTF types of every link its
 # own way, and the module's BTF refers to the kernel's by number
