@@ -82,21 +82,17 @@ static const char *ksym_at(unsigned long long addr)
 	return lo < nksyms && ksyms[lo].addr == addr ? ksyms[lo].name : NULL;
 }
 
-/* "y" for CONFIG_<name>=y in the running kernel's config */
+/* Whether the running kernel's config has CONFIG_<name>=y: from
+ * /proc/config.gz, or where Debian installs it
+ */
 static int config_y(const char *name)
 {
-	char cmd[128], line[256];
-	int found = 0;
-	FILE *p;
+	char cmd[192];
 
-	snprintf(cmd, sizeof(cmd), "zcat /proc/config.gz | grep -qx 'CONFIG_%s=y'", name);
-	p = popen(cmd, "r");
-	if (!p)
-		return -1;
-	while (fgets(line, sizeof(line), p))
-		;
-	found = pclose(p) == 0;
-	return found;
+	snprintf(cmd, sizeof(cmd),
+		 "{ zcat /proc/config.gz || cat /boot/config-$(uname -r); } 2>/dev/null |"
+		 " grep -qx 'CONFIG_%s=y'", name);
+	return system(cmd) == 0;
 }
 
 /* Whether a file of /sys/devices/system/cpu/vulnerabilities says what */
@@ -271,13 +267,13 @@ int main(void)
 	struct jitcheck *skel;
 	int i, funcs = 0, n, failed = 0, zero = 0, tail_fd;
 
-	rethunk = config_y("RETHUNK") == 1 &&
+	rethunk = config_y("RETHUNK") &&
 		  (vuln_says("retbleed", "return thunk") || vuln_says("spec_rstack_overflow", "safe ret") ||
 		   vuln_says("indirect_target_selection", "return thunk"));
 	retpoline = vuln_says("spectre_v2", "retpolines");
 	lfence = vuln_says("spectre_v2", "lfence") && !retpoline;
-	sls = config_y("SLS") == 1;
-	config_retpoline = config_y("RETPOLINE") == 1;
+	sls = config_y("SLS");
+	config_retpoline = config_y("RETPOLINE");
 	printf("jitcheck: return thunk %s, retpolines %s, lfence %s, SLS %s\n",
 	       rethunk ? "yes" : "no", retpoline ? "yes" : "no", lfence ? "yes" : "no",
 	       sls ? "yes" : "no");
