@@ -4,7 +4,8 @@
 # $BPFEXC_CACHE/deb-<arch>-<flavour>/:
 #   linux-image-<release>_*.deb, linux-headers-<release>_*.deb,
 #   linux-libc-dev_*.deb (and the -dbg image): the kernel's bindeb-pkg
-#     from the flavour's build (harness/kernel.sh);
+#     from the flavour's build (harness/kernel.sh); linux-libc-dev, whose
+#     version sorts above Debian's, is not for installing;
 #   bpf-exceptions-dev_<version>_all.deb: bpf_exceptions.h, the header BPF
 #     programs include, as /usr/include/bpf/bpf_exceptions.h beside the
 #     headers of Debian's libbpf-dev, which it depends on.  A package of
@@ -27,15 +28,16 @@ release=$("${KMAKE[@]}" -s -C "$KSRC" O="$KBUILD" kernelrelease)
 version=$release-1
 log "packaging $release (bindeb-pkg), log: $out/bindeb-pkg.log"
 start=$SECONDS
-# dpkg-buildpackage leaves the packages in the build directory's parent
-rm -f "$KBUILD"/../*.deb "$KBUILD"/../*.buildinfo "$KBUILD"/../*.changes
+# dpkg-buildpackage leaves the packages in the build directory's parent,
+# which other builds share: only this version's are taken
+rm -f "$KBUILD"/../linux-*_"$version"_*.deb "$KBUILD"/../linux-upstream_"$version"_*
 if ! "${KMAKE[@]}" -C "$KSRC" O="$KBUILD" -j"${JOBS:-$(nproc)}" \
 	KDEB_PKGVERSION="$version" KDEB_COMPRESS=gzip bindeb-pkg >"$out/bindeb-pkg.log" 2>&1; then
 	tail -n 20 "$out/bindeb-pkg.log" >&2
 	die "bindeb-pkg failed, see $out/bindeb-pkg.log"
 fi
-mv "$KBUILD"/../*.deb "$out/"
-rm -f "$KBUILD"/../*.buildinfo "$KBUILD"/../*.changes
+mv "$KBUILD"/../linux-*_"$version"_*.deb "$out/"
+rm -f "$KBUILD"/../linux-upstream_"$version"_*
 
 header=$KSRC/tools/testing/selftests/bpf/bpf_exceptions.h
 pkg=$out/bpf-exceptions-dev

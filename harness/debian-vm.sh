@@ -16,6 +16,7 @@
 #     debian-vm-run.sh and powers off.
 # Prints the run's results and "N passed, N failed"; exits non-zero if a
 # step failed, the kernel logged a splat, or the system did not finish.
+# Needs root (chroot, bind mounts), as the rest of the harness.
 export FLAVOUR=${FLAVOUR:-debian}
 source "$(dirname "$0")/lib.sh"
 [[ $FLAVOUR == debian* ]] || die "FLAVOUR=$FLAVOUR is not a Debian flavour (debian, debian-rt)"
@@ -26,7 +27,8 @@ source "$(dirname "$0")/lib.sh"
 # the kernel, its headers and the header for BPF programs, as an
 # administrator installs them (not the debug image, nor linux-libc-dev)
 built=$("$HARNESS/deb.sh")
-mapfile -t debs < <(grep -E '/(linux-image-[^_]*[^g]|linux-headers-[^_]*|bpf-exceptions-dev)_' <<<"$built")
+mapfile -t debs < <(grep -E '/(linux-image|linux-headers|bpf-exceptions-dev)' <<<"$built" |
+		    grep -v -- '-dbg_')
 ((${#debs[@]} == 3)) || die "deb.sh made no image, headers and header packages"
 # bpf_testmod.ko again, against the vmlinux that bindeb-pkg linked and
 # packaged: 6.1's parallel pahole numbers the BTF types of every link its
@@ -53,10 +55,12 @@ root=$dir/root
 run=$dir/last-run
 umount_all() {
 	local m
+	# (what stays mounted, rm --one-file-system below leaves alone)
 	for m in dev/pts dev proc sys; do
-		mountpoint -q "$root/$m" && umount "$root/$m"
+		if mountpoint -q "$root/$m"; then
+			umount "$root/$m" || log "cannot unmount $root/$m"
+		fi
 	done
-	return 0
 }
 trap umount_all EXIT
 umount_all
@@ -93,7 +97,7 @@ EOT
 ln -sf /etc/systemd/system/bpfexc-run.service "$root/etc/systemd/system/multi-user.target.wants/"
 echo "/dev/vda / ext4 defaults 0 1" > "$root/etc/fstab"
 
-release=$(ls "$root/lib/modules")
+release=$(basename "$(grep -m 1 '/linux-image-' <<<"$built")" | sed 's/^linux-image-\([^_]*\)_.*/\1/')
 cp "$root/boot/vmlinuz-$release" "$root/boot/initrd.img-$release" "$run/"
 img=$run/disk.img
 mke2fs -q -t ext4 -L root -d "$root" "$img" 4G
@@ -118,11 +122,12 @@ if [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
 	tail -n 30 "$run/console.log" >&2
 	die "the system did not finish within ${VM_TIMEOUT:-1800}s"
 fi
-if splats "$run/console.log" "$run/results.txt" >&2; then
+if splats "$run/console.log" >&2; then
 	die "kernel splat in the Debian system's log"
 fi
 rc=$(sed -n 's/^BPFEXC-EXIT \([0-9]*\).*/\1/p' "$run/results.txt" | tail -n 1)
-[ -n "$rc" ] || { tail -n 30 "$run/console.log" >&2; die "the system stopped before the run finished"; }
+[ -n "$rc" ] || { tail -n 30 "$run/console.log" >&2
+		  die "the system stopped before the run finished (qemu status $qrc)"; }
 # A test with subtests is counted by its subtests, as check.sh counts
 awk "$TEST_PROGS_AWK"'
 	/^BPFEXC-EXIT / { exit }

@@ -50,6 +50,8 @@ if [ -n "$debian" ]; then
 	# the lines of the modules kept, as Debian's config has them
 	kept=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' -e 's/.*/&=m/' \
 		"$HARNESS/config/debian-modules.list")
+	notm=$(grep -v -x -F -f <(xzcat "$debian") <<<"$kept" || true)
+	[ -z "$notm" ] || die "not modules in Debian's config: $(echo ${notm//=m/})"
 	{ xzcat "$debian" | grep -v -x -F -e "$kept" |
 		sed -E 's/^(CONFIG_[A-Za-z0-9_]+)=m$/# \1 is not set/'
 	  xzcat "$debian" | grep -x -F -e "$kept"
@@ -62,7 +64,8 @@ if ! cmp -s "$allconfig.new" "$allconfig" || [ ! -f "$KBUILD/.config" ]; then
 	# The fragment is kept only once the config was made from it
 	if [ -n "$debian" ]; then
 		cp "$allconfig.new" "$KBUILD/.config"
-		"${KMAKE[@]}" -s -C "$KSRC" O="$KBUILD" olddefconfig >/dev/null 2>&1
+		"${KMAKE[@]}" -s -C "$KSRC" O="$KBUILD" olddefconfig >"$KBUILD/config.log" 2>&1 ||
+			{ tail -n 20 "$KBUILD/config.log" >&2; die "olddefconfig failed"; }
 	else
 		"${KMAKE[@]}" -s -C "$KSRC" O="$KBUILD" KCONFIG_ALLCONFIG="$allconfig.new" allnoconfig >/dev/null
 	fi

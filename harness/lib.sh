@@ -114,9 +114,14 @@ SPLAT_RE+='unreferenced object|Call Trace:|kernel BUG|stack-protector|double fau
 # Zen CPU without the SRSO microcode, which QEMU's EPYC model has not
 SPLAT_NOT_RE='Speculative Return Stack Overflow: WARNING: See'
 # splats FILE...: print the first lines of kernel logs that SPLAT_RE
-# matches and SPLAT_NOT_RE does not, with what follows; false if none
+# matches and SPLAT_NOT_RE does not, with what follows; false if none.
+# (No grep -m in the pipe: under pipefail, the grep it stops early would
+# die of SIGPIPE and make a log with many splats look clean.)
 splats() {
-	cat "$@" | grep -avE "$SPLAT_NOT_RE" | grep -aE -m 5 -A 15 "$SPLAT_RE"
+	local found
+	found=$(cat "$@" | grep -avE "$SPLAT_NOT_RE" | grep -aE -A 15 "$SPLAT_RE") || true
+	[ -n "$found" ] || return 1
+	head -n 80 <<<"$found"
 }
 
 # The parser of test_progs' output, as awk source to put in front of a

@@ -23,8 +23,10 @@ fi
 # with the key its build made, as its own modules are
 if grep -qx CONFIG_MODULE_SIG=y "$KBUILD/.config"; then
 	hash=$(sed -n 's/^CONFIG_MODULE_SIG_HASH="\(.*\)"/\1/p' "$KBUILD/.config")
-	"$KBUILD/scripts/sign-file" "$hash" "$KBUILD/certs/signing_key.pem" \
-		"$KBUILD/certs/signing_key.x509" "$dir/bpf_testmod.ko"
+	key=$(sed -n 's/^CONFIG_MODULE_SIG_KEY="\(.*\)"/\1/p' "$KBUILD/.config")
+	[[ $key == /* ]] || key=$KBUILD/$key
+	"$KBUILD/scripts/sign-file" "$hash" "$key" "$KBUILD/certs/signing_key.x509" \
+		"$dir/bpf_testmod.ko"
 fi
 mkdir -p "$GUEST/selftests"
 cp "$dir/bpf_testmod.ko" "$GUEST/selftests/"

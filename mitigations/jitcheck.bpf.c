@@ -22,7 +22,7 @@ char _license[] SEC("license") = "GPL";
 
 /* Input from jitcheck.c: the frame to throw from (1 main ... 4 f3; 7 is
  * shared()'s assertion; 9 the tail call, 10 a tail call
- * to an empty slot; 0 none)
+ * past the array's end, which falls through; 0 none)
  */
 __u64 where;
 

@@ -111,7 +111,31 @@ static int vuln_says(const char *file, const char *what)
 	return strcasestr(line, what) != NULL;
 }
 
+/* rethunk: 1 the kernel returns through a thunk, 0 not, -1 its reports
+ * do not tell (then every return must only be of one kind)
+ */
 static int rethunk, retpoline, lfence, sls, config_retpoline;
+
+/*
+ * 6.1.192 returns through a thunk (X86_FEATURE_RETHUNK, with
+ * CONFIG_RETHUNK) after the retbleed mitigation "unret" unless the SRSO
+ * one is IBPB (not only on VM exit), which clears it, and after SRSO's safe RET and ITS's
+ * aligned thunks.  On a CPU not of AMD's, retbleed reports "unret" and
+ * IBPB alike.
+ */
+static int wants_rethunk(void)
+{
+	if (!config_y("RETHUNK"))
+		return 0;
+	if (vuln_says("spec_rstack_overflow", "safe ret") ||
+	    vuln_says("indirect_target_selection", "return thunks"))
+		return 1;
+	if (vuln_says("retbleed", "non-AMD"))
+		return -1;
+	return vuln_says("retbleed", "untrained return thunk") &&
+	       !(vuln_says("spec_rstack_overflow", "IBPB") &&
+		 !vuln_says("spec_rstack_overflow", "VMEXIT"));
+}
 
 struct tally { int rets, thunk_rets, indirect, thunk_indirect, errors; };
 
@@ -159,7 +183,7 @@ static void check_func(const char *prog, int idx, const unsigned char *img, unsi
 		if (!strncmp(mn, "ret", 3)) {
 			t->rets++;
 			printf("%s/%d: %s\n", prog, idx, line);
-			if (rethunk) {
+			if (rethunk == 1) {
 				printf("  a ret where the kernel returns through a thunk\n");
 				t->errors++;
 			}
@@ -183,11 +207,12 @@ static void check_func(const char *prog, int idx, const unsigned char *img, unsi
 			if (sym && strstr(sym, "return_thunk")) {
 				t->thunk_rets++;
 				printf("%s/%d: %s <%s>\n", prog, idx, line, sym);
-				if (!rethunk) {
+				if (rethunk == 0) {
 					printf("  a return thunk where the kernel wants none\n");
 					t->errors++;
 				}
-			} else if (sym && strstr(sym, "indirect_thunk")) {
+			} else if (sym && (strstr(sym, "indirect_thunk") ||
+					   strstr(sym, "indirect_its_thunk"))) {
 				t->thunk_indirect++;
 				printf("%s/%d: %s <%s>\n", prog, idx, line, sym);
 			}
@@ -267,15 +292,18 @@ int main(void)
 	struct jitcheck *skel;
 	int i, funcs = 0, n, failed = 0, zero = 0, tail_fd;
 
-	rethunk = config_y("RETHUNK") &&
-		  (vuln_says("retbleed", "return thunk") || vuln_says("spec_rstack_overflow", "safe ret") ||
-		   vuln_says("indirect_target_selection", "return thunk"));
+	/* every kernel config has it: without, the config was not read */
+	if (!config_y("BPF_JIT")) {
+		fprintf(stderr, "jitcheck: cannot read the kernel's config\n");
+		return 1;
+	}
+	rethunk = wants_rethunk();
 	retpoline = vuln_says("spectre_v2", "retpolines");
 	lfence = vuln_says("spectre_v2", "lfence") && !retpoline;
 	sls = config_y("SLS");
 	config_retpoline = config_y("RETPOLINE");
 	printf("jitcheck: return thunk %s, retpolines %s, lfence %s, SLS %s\n",
-	       rethunk ? "yes" : "no", retpoline ? "yes" : "no", lfence ? "yes" : "no",
+	       rethunk < 0 ? "either" : rethunk ? "yes" : "no", retpoline ? "yes" : "no", lfence ? "yes" : "no",
 	       sls ? "yes" : "no");
 
 	if (load_kallsyms()) {
@@ -317,6 +345,10 @@ int main(void)
 	       funcs, t.rets, t.thunk_rets, t.indirect, t.thunk_indirect);
 	if (t.rets + t.thunk_rets != funcs + 1) {
 		printf("jitcheck: expected %d returns\n", funcs + 1);
+		failed = 1;
+	}
+	if (t.rets && t.thunk_rets) {
+		printf("jitcheck: returns of both kinds\n");
 		failed = 1;
 	}
 	if (t.indirect + t.thunk_indirect != 1) {
