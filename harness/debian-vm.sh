@@ -97,7 +97,7 @@ EOT
 ln -sf /etc/systemd/system/bpfexc-run.service "$root/etc/systemd/system/multi-user.target.wants/"
 echo "/dev/vda / ext4 defaults 0 1" > "$root/etc/fstab"
 
-release=$(basename "$(grep -m 1 '/linux-image-' <<<"$built")" | sed 's/^linux-image-\([^_]*\)_.*/\1/')
+release=$(printf '%s\n' "${debs[@]}" | sed -n 's|.*/linux-image-\([^_]*\)_.*|\1|p')
 cp "$root/boot/vmlinuz-$release" "$root/boot/initrd.img-$release" "$run/"
 img=$run/disk.img
 mke2fs -q -t ext4 -L root -d "$root" "$img" 4G
