@@ -17,7 +17,7 @@ source "$(dirname "$0")/lib.sh"
 # with Debian's clang and libbpf.
 lists=("$HARNESS/tests.list")
 [ -f "$HARNESS/tests-$BPFEXC_ARCH.list" ] && lists+=("$HARNESS/tests-$BPFEXC_ARCH.list")
-tests=$(sed -e 's/#.*//' "${lists[@]}" | xargs)
+tests=$(list_entries "${lists[@]}" | xargs)
 conv=
 if ((EXCEPTIONS_JIT)); then
 	conv=$GUEST/convert

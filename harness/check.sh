@@ -17,7 +17,7 @@ source "$(dirname "$0")/lib.sh"
 # harness/config/skip-$FLAVOUR.list: not run, and reported as skipped.
 skips=
 if [ -f "$HARNESS/config/skip-$FLAVOUR.list" ]; then
-	skips=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$HARNESS/config/skip-$FLAVOUR.list" | xargs)
+	skips=$(list_entries "$HARNESS/config/skip-$FLAVOUR.list" | xargs)
 fi
 guest_cmd='./test_progs'
 [ -z "$skips" ] || guest_cmd+=" -d $(printf '%q' "${skips// /,}")"
@@ -35,13 +35,13 @@ for t in asserts-clang-14-v1 asserts-clang-14-v3 asserts-clang-16-v1 asserts-cla
 	n=$((n + 1))
 	if $t > /tmp/asserts.log 2>&1; then echo "#$n asserts/${t#asserts-}:OK"
 	else cat /tmp/asserts.log; echo "#$n asserts/${t#asserts-}:FAIL"; rc=1; fi
-done
-if command -v jitcheck >/dev/null; then
-	n=$((n + 1))
-	if jitcheck > /tmp/jitcheck.log 2>&1; then echo "#$n jit/mitigations:OK"
-	else echo "#$n jit/mitigations:FAIL"; rc=1; fi
-	cat /tmp/jitcheck.log
-fi
+done'
+	[ "$BPFEXC_ARCH" = x86_64 ] && guest_cmd+='
+n=$((n + 1))
+if jitcheck > /tmp/jitcheck.log 2>&1; then echo "#$n jit/mitigations:OK"
+else echo "#$n jit/mitigations:FAIL"; rc=1; fi
+cat /tmp/jitcheck.log'
+	guest_cmd+='
 exit $rc'
 fi
 log "booting guest, running: ${guest_cmd%%;*}${1:+ (selection)}"

@@ -47,14 +47,14 @@ if [ -n "$debian" ]; then
 	frags=("$frag")
 	[ -f "$HARNESS/config/debian-$BPFEXC_ARCH.config" ] &&
 		frags+=("$HARNESS/config/debian-$BPFEXC_ARCH.config")
+	orig=$(xzcat "$debian")
 	# the lines of the modules kept, as Debian's config has them
-	kept=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' -e 's/.*/&=m/' \
-		"$HARNESS/config/debian-modules.list")
-	notm=$(grep -v -x -F -f <(xzcat "$debian") <<<"$kept" || true)
+	kept=$(list_entries "$HARNESS/config/debian-modules.list" | sed 's/$/=m/')
+	notm=$(grep -v -x -F -f <(printf '%s\n' "$orig") <<<"$kept" || true)
 	[ -z "$notm" ] || die "not modules in Debian's config: $(echo ${notm//=m/})"
-	{ xzcat "$debian" | grep -v -x -F -e "$kept" |
+	{ grep -v -x -F -e "$kept" <<<"$orig" |
 		sed -E 's/^(CONFIG_[A-Za-z0-9_]+)=m$/# \1 is not set/'
-	  xzcat "$debian" | grep -x -F -e "$kept"
+	  grep -x -F -e "$kept" <<<"$orig"
 	  cat "${frags[@]}"; } > "$allconfig.new"
 else
 	cat "${frags[@]}" > "$allconfig.new"
@@ -77,8 +77,7 @@ fi
 missing=()
 while read -r opt; do
 	grep -qx "$opt=y" "$KBUILD/.config" || missing+=("$opt")
-done < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' \
-	"${required[@]}" "$HARNESS/config/required-$FLAVOUR.list" \
+done < <(list_entries "${required[@]}" "$HARNESS/config/required-$FLAVOUR.list" \
 	"$HARNESS/config/required-$BPFEXC_ARCH.list" 2>/dev/null)
 # Options the fragments set that Kconfig dropped (unmet dependencies).
 while read -r line; do
@@ -87,12 +86,13 @@ done < <(cat "${frags[@]}" | grep -E '^CONFIG_[A-Z0-9_]+=y')
 ((${#missing[@]} == 0)) || die "kernel config lacks: ${missing[*]}"
 # A Debian flavour: what the trim must not change
 if [ -n "$debian" ]; then
-	changed=$(xzcat "$debian" | grep -E '^CONFIG_|^# CONFIG_.* is not set$' |
-		  grep -E -f <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' -e '/^!/d' \
-			       -e 's/.*/^(# )?(&)[= ]/' "$HARNESS/config/debian-kept.list") |
-		  grep -v -E -f <(sed -n 's/^!\([A-Za-z0-9_]*\).*/^(# )?\1[= ]/p' \
-				  "$HARNESS/config/debian-kept.list") |
-		  while read -r line; do grep -qxF "$line" "$KBUILD/.config" || echo "${line#\# }"; done)
+	kept_re=$(list_entries "$HARNESS/config/debian-kept.list")
+	# Debian's lines of the options kept, but the exceptions ("!NAME"),
+	# that the config does not have as they are
+	changed=$(grep -E '^CONFIG_|^# CONFIG_.* is not set$' <<<"$orig" |
+		  grep -E -f <(grep -v '^!' <<<"$kept_re" | sed 's/.*/^(# )?(&)[= ]/') |
+		  grep -v -E -f <(sed -n 's/^!\([A-Za-z0-9_]*\).*/^(# )?\1[= ]/p' <<<"$kept_re") |
+		  grep -v -x -F -f "$KBUILD/.config" | sed 's/^# //' || true)
 	[ -z "$changed" ] || die "the trim changed Debian's: $(echo $changed)"
 fi
 

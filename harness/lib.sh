@@ -86,12 +86,17 @@ export CCACHE_DIR=${CCACHE_DIR:-$CACHE/ccache}
 log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
+# list_entries FILE...: the entries of list files (patches/series,
+# harness/config/*.list, harness/tests*.list), one a line: without
+# comments, blank lines and the spaces around an entry.
+list_entries() {
+	sed -e 's/#.*//' -e 's/^[[:space:]]*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$@"
+}
+
 # series_patches: the patch files that patches/series lists, in order, one
-# a line (names relative to patches/): without its comments, blank lines
-# and the spaces around a name.
+# a line (names relative to patches/).
 series_patches() {
-	sed -e 's/#.*//' -e 's/^[[:space:]]*//' -e 's/[[:space:]]*$//' -e '/^$/d' \
-		"$REPO/patches/series"
+	list_entries "$REPO/patches/series"
 }
 
 # series_hash: the SHA-1 of patches/series followed by the patches it
