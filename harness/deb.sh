@@ -12,6 +12,8 @@
 #     its own because a program author needs it where libbpf's headers
 #     are, whatever kernel package or flavour the machine runs, and not
 #     the kernel's headers, which serve out-of-tree modules.
+#     Multi-Arch: foreign, with Debian's copyright format, a changelog and
+#     md5sums, the same bytes for the same series, checked by lintian.
 # Prints the packages built.
 export FLAVOUR=${FLAVOUR:-debian}
 source "$(dirname "$0")/lib.sh"
@@ -40,19 +42,51 @@ mv "$KBUILD"/../linux-*_"$version"_*.deb "$out/"
 rm -f "$KBUILD"/../linux-upstream_"$version"_*
 
 header=$KSRC/tools/testing/selftests/bpf/bpf_exceptions.h
+# Who packages it: Debian's DEBFULLNAME and DEBEMAIL, as dch takes them
+maint="${DEBFULLNAME:-BPF Exceptions Project} <${DEBEMAIL:-bpf-exceptions@localhost}>"
+# The date of the series' last patch, so that the package is the same
+# for the same series
+date=$(git -C "$KSRC" log -1 --format=%aD)
 pkg=$out/bpf-exceptions-dev
-mkdir -p "$pkg/DEBIAN" "$pkg/usr/include/bpf" "$pkg/usr/share/doc/bpf-exceptions-dev"
+doc=$pkg/usr/share/doc/bpf-exceptions-dev
+mkdir -p "$pkg/DEBIAN" "$pkg/usr/include/bpf" "$doc"
 install -m 644 "$header" "$pkg/usr/include/bpf/"
-cat > "$pkg/usr/share/doc/bpf-exceptions-dev/copyright" <<EOT
-bpf_exceptions.h is part of Linux $release with the BPF exceptions series.
-License: GPL-2.0, see /usr/share/common-licenses/GPL-2.
+# The tree's own licence line of the header, in Debian's machine-readable
+# copyright format
+spdx=$(sed -n '1s|^/\* SPDX-License-Identifier: \(.*\) \*/$|\1|p' "$header")
+[ "$spdx" = "GPL-2.0" ] || die "bpf_exceptions.h: licence '$spdx', the copyright file says GPL-2.0"
+cat > "$doc/copyright" <<EOT
+Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/
+Upstream-Name: bpf-exceptions
+Source: Linux $release with the BPF exceptions series
+
+Files: *
+Copyright: $(date -d "$date" +%Y) BPF Exceptions Project <bpf-exceptions@localhost>
+License: GPL-2
+ This program is free software; you can redistribute it and/or modify it
+ under the terms of the GNU General Public License version 2 as published
+ by the Free Software Foundation.
+ .
+ On Debian systems, the complete text of the GNU General Public License
+ version 2 can be found in /usr/share/common-licenses/GPL-2.
 EOT
+cat > "$doc/changelog.Debian" <<EOT
+bpf-exceptions-dev ($version) unstable; urgency=medium
+
+  * bpf_exceptions.h of Linux $release with the BPF exceptions series.
+
+ -- $maint  $date
+EOT
+gzip -9 -n "$doc/changelog.Debian"
+(cd "$pkg" && find usr -type f | LC_ALL=C sort | xargs md5sum) > "$pkg/DEBIAN/md5sums"
 cat > "$pkg/DEBIAN/control" <<EOT
 Package: bpf-exceptions-dev
 Version: $version
 Architecture: all
-Maintainer: BPF Exceptions Project <bpf-exceptions@localhost>
-Depends: libbpf-dev
+Multi-Arch: foreign
+Maintainer: $maint
+Installed-Size: $(du -k -s --exclude=DEBIAN "$pkg" | cut -f1)
+Depends: libbpf-dev (>= 1:1.0)
 Section: libdevel
 Priority: optional
 Description: BPF exceptions: the header for BPF programs
@@ -61,7 +95,22 @@ Description: BPF exceptions: the header for BPF programs
  that run on Linux $release (BPF exceptions series).  Include it as
  <bpf/bpf_exceptions.h> after vmlinux.h and <bpf/bpf_helpers.h>.
 EOT
-dpkg-deb --root-owner-group -Zgzip --build "$pkg" "$out/bpf-exceptions-dev_${version}_all.deb" >/dev/null
+deb=$out/bpf-exceptions-dev_${version}_all.deb
+find "$pkg" -type d -exec chmod 755 {} +
+# the same bytes for the same series: every date is the series' own
+find "$pkg" -exec touch -h -d "$date" {} +
+SOURCE_DATE_EPOCH=$(date -d "$date" +%s) \
+	dpkg-deb --root-owner-group -Zgzip --build "$pkg" "$deb" >/dev/null
 rm -rf "$pkg"
+# Debian's own checks of a package: no error, no warning, but that the
+# package, which is not in Debian's archive, closes no ITP bug, and that
+# the project's own address is on localhost (where DEBEMAIL is not set)
+suppress=initial-upload-closes-no-bugs
+[ -n "${DEBEMAIL:-}" ] || suppress+=,bogus-mail-host,bogus-mail-host-in-debian-changelog
+if ! lintian --fail-on error,warning --suppress-tags "$suppress" "$deb" \
+	>"$out/lintian.log" 2>&1; then
+	cat "$out/lintian.log" >&2
+	die "lintian: bpf-exceptions-dev, see $out/lintian.log"
+fi
 log "packages built in $((SECONDS - start)) s: $out"
 ls "$out"/*.deb

@@ -33,9 +33,9 @@ esac
 # The kernel built with clang and lld 16 (FLAVOUR=clang-cfi)
 [ "$FLAVOUR" = clang-cfi ] && PKGS+=(lld-16 llvm-16)
 # Debian's configs (FLAVOUR=debian, debian-rt; the host's package has the
-# host architecture's), what bindeb-pkg packages with, and what makes the
-# Debian system of debian-vm.sh
-case $FLAVOUR in debian*) PKGS+=(linux-config-6.1 dpkg-dev fakeroot mmdebstrap e2fsprogs) ;; esac
+# host architecture's), what bindeb-pkg packages with, lintian for the
+# header's package, and what makes the Debian system of debian-vm.sh
+case $FLAVOUR in debian*) PKGS+=(linux-config-6.1 dpkg-dev fakeroot lintian mmdebstrap e2fsprogs) ;; esac
 
 missing=()
 for p in "${PKGS[@]}"; do

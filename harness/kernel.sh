@@ -48,10 +48,12 @@ if [ -n "$debian" ]; then
 	[ -f "$HARNESS/config/debian-$BPFEXC_ARCH.config" ] &&
 		frags+=("$HARNESS/config/debian-$BPFEXC_ARCH.config")
 	orig=$(xzcat "$debian")
-	# the lines of the modules kept, as Debian's config has them
-	kept=$(list_entries "$HARNESS/config/debian-modules.list" | sed 's/$/=m/')
-	notm=$(grep -v -x -F -f <(printf '%s\n' "$orig") <<<"$kept" || true)
-	[ -z "$notm" ] || die "not modules in Debian's config: $(echo ${notm//=m/})"
+	# the lines of the modules kept, as Debian's config has them (an
+	# architecture may build one of them in)
+	names=$(list_entries "$HARNESS/config/debian-modules.list")
+	kept=$(grep -E "^($(paste -s -d '|' <<<"$names"))=[my]$" <<<"$orig" || true)
+	notm=$(grep -v -x -F -f <(sed 's/=.*//' <<<"$kept") <<<"$names" || true)
+	[ -z "$notm" ] || die "not in Debian's config: $(echo $notm)"
 	{ grep -v -x -F -e "$kept" <<<"$orig" |
 		sed -E 's/^(CONFIG_[A-Za-z0-9_]+)=m$/# \1 is not set/'
 	  grep -x -F -e "$kept" <<<"$orig"
