@@ -17,6 +17,9 @@ mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 # The selftests' cgroup_helpers mount cgroup2 on /mnt
 mkdir -p /mnt
 ip link set lo up
+# conntrack and its kfuncs, where the kernel builds them as a module
+# (Debian's config): a test throws holding a conntrack entry
+[ -d "/lib/modules/$(uname -r)" ] && modprobe nf_conntrack
 ulimit -l unlimited
 hostname bpfexc-guest
 results=/dev/ttyS1

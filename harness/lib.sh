@@ -83,6 +83,19 @@ KBUILD=${BPFEXC_KBUILD:-$CACHE/build-$archdir$FLAVOUR}
 GUEST=${BPFEXC_GUEST:-$CACHE/guest-$archdir$FLAVOUR}
 export CCACHE_DIR=${CCACHE_DIR:-$CACHE/ccache}
 
+# sign_modules KO...: a kernel that checks module signatures (Debian's
+# config) gets modules signed with the key its build made, which it trusts
+sign_modules() {
+	local hash key ko
+	grep -qx CONFIG_MODULE_SIG=y "$KBUILD/.config" || return 0
+	hash=$(sed -n 's/^CONFIG_MODULE_SIG_HASH="\(.*\)"/\1/p' "$KBUILD/.config")
+	key=$(sed -n 's/^CONFIG_MODULE_SIG_KEY="\(.*\)"/\1/p' "$KBUILD/.config")
+	[[ $key == /* ]] || key=$KBUILD/$key
+	for ko in "$@"; do
+		"$KBUILD/scripts/sign-file" "$hash" "$key" "$KBUILD/certs/signing_key.x509" "$ko"
+	done
+}
+
 log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 

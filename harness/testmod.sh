@@ -19,15 +19,7 @@ if ! "${KMAKE[@]}" -C "$KBUILD" M="$dir" modules >"$dir/build.log" 2>&1; then
 	tail -n 20 "$dir/build.log" >&2
 	die "bpf_testmod.ko build failed, see $dir/build.log"
 fi
-# A kernel that checks module signatures (Debian's config) gets it signed
-# with the key its build made, as its own modules are
-if grep -qx CONFIG_MODULE_SIG=y "$KBUILD/.config"; then
-	hash=$(sed -n 's/^CONFIG_MODULE_SIG_HASH="\(.*\)"/\1/p' "$KBUILD/.config")
-	key=$(sed -n 's/^CONFIG_MODULE_SIG_KEY="\(.*\)"/\1/p' "$KBUILD/.config")
-	[[ $key == /* ]] || key=$KBUILD/$key
-	"$KBUILD/scripts/sign-file" "$hash" "$key" "$KBUILD/certs/signing_key.x509" \
-		"$dir/bpf_testmod.ko"
-fi
+sign_modules "$dir/bpf_testmod.ko"
 mkdir -p "$GUEST/selftests"
 cp "$dir/bpf_testmod.ko" "$GUEST/selftests/"
 log "bpf_testmod.ko built"
