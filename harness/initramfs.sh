@@ -36,13 +36,11 @@ for bin in "$@"; do
 	add_binary "$bin" "/usr/bin/$(basename "$bin")"
 done
 # The modules a Debian flavour builds (harness/config/debian-modules.list),
-# which guest-init.sh loads
+# which guest-init.sh loads; modules_install signs them (MODULE_SIG_ALL)
 case $FLAVOUR in debian*)
 	"${KMAKE[@]}" -s -C "$KSRC" O="$KBUILD" INSTALL_MOD_PATH="$root" \
 		INSTALL_MOD_STRIP=1 modules_install >/dev/null ||
 		die "modules_install failed"
-	mapfile -t kos < <(find "$root/lib/modules" -name '*.ko')
-	sign_modules "${kos[@]}"
 esac
 if [ "$BPFEXC_ARCH" = x86_64 ]; then
 	# glibc loads libgcc_s when a thread exits (pthread_exit,
