@@ -65,3 +65,39 @@ if [[ $FLAVOUR == debian* && $BPFEXC_ARCH == arm64 && ! -d $CACHE/linux-config-6
 	mv "$tmp/root/usr/src/linux-config-6.1" "$CACHE/linux-config-6.1-arm64"
 	rm -rf "$tmp"
 fi
+# FLAVOUR=debian-rt: Debian's RT patch set (lib.sh), from the source
+# package's debian tarball alone, fetched and checked by apt.  The deb-src
+# list it needs is made from the host's own entries for its release's
+# main suite, in a directory of its own: the host's apt setup stays as it
+# is.
+if [ "$FLAVOUR" = debian-rt ] && [ ! -f "$RT_PATCHES/series" ]; then
+	tmp=$(mktemp -d)
+	mkdir -p "$tmp/parts" "$tmp/lists/partial" "$tmp/cache/archives/partial"
+	chown -R _apt "$tmp" 2>/dev/null || true	# apt downloads as _apt
+	suite=$(. /etc/os-release && echo "$VERSION_CODENAME")
+	# deb822 stanzas (*.sources) and one-line entries (*.list) of type
+	# deb that list the suite, as deb-src entries of that suite alone
+	awk -v s="$suite" 'BEGIN { RS = ""; FS = "\n" }
+		{ t = m = 0; out = ""
+		  for (i = 1; i <= NF; i++) {
+			if ($i ~ /^Types:/) t = $i ~ /[: ]deb( |$)/
+			else if ($i ~ /^Suites:/) m = (" " substr($i, 8) " ") ~ (" " s " ")
+			else if ($i !~ /^#/) out = out $i "\n" }
+		  if (t && m) printf "Types: deb-src\nSuites: %s\n%s\n", s, out }' \
+		/etc/apt/sources.list.d/*.sources >"$tmp/parts/src.sources" 2>/dev/null || true
+	cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
+		awk -v s="$suite" '$1 == "deb" { i = $2 ~ /^\[/ ? 4 : 3
+			if ($i == s) { $1 = "deb-src"; print } }' >"$tmp/parts/src.list" || true
+	apt=(apt-get -qq -o Dir::Etc::SourceList=/dev/null -o Dir::Etc::SourceParts="$tmp/parts"
+	     -o Dir::State::Lists="$tmp/lists" -o Dir::Cache="$tmp/cache")
+	"${apt[@]}" update || die "apt-get update of the deb-src list failed ($tmp/parts)"
+	uri=$("${apt[@]}" source --print-uris "linux=$RT_SOURCE" | grep "debian\.tar\.xz' ") ||
+		die "apt finds no Debian source package linux $RT_SOURCE"
+	read -r url file _ hash <<<"$uri"
+	/usr/lib/apt/apt-helper -qq download-file "${url//\'/}" "$tmp/$file" "$hash" ||
+		die "cannot download $file"
+	tar -C "$tmp" -xf "$tmp/$file" debian/patches-rt
+	mkdir -p "$CACHE"
+	mv "$tmp/debian/patches-rt" "$RT_PATCHES"
+	rm -rf "$tmp"
+fi

@@ -7,6 +7,11 @@
 # alone (so an incremental build stays incremental).  Otherwise it is reset
 # to baseline and the series re-applied.
 #
+# FLAVOUR=debian-rt has a tree of its own (lib.sh) whose "baseline" is
+# the Debian source with Debian's RT patch set applied, as Debian builds
+# its rt flavour, but for the patches harness/config/debian-rt-skip.list
+# names (each with its reason).
+#
 # BPFEXC_DEV=1 keeps a tree that differs from the series (local hacking);
 # without it, local changes in the tree are discarded.
 source "$(dirname "$0")/lib.sh"
@@ -15,6 +20,7 @@ TARBALL=/usr/src/linux-source-6.1.tar.xz
 [ -f "$TARBALL" ] || die "$TARBALL missing: run harness/deps.sh"
 version=$(dpkg-query -W -f='${Version}' linux-source-6.1)
 log "kernel source: Debian linux-source-6.1 $version"
+[ "$FLAVOUR" = debian-rt ] && version+=" with the RT patch set of $RT_SOURCE"
 
 g() { git -C "$KSRC" -c user.name='BPF Exceptions Project' \
 	-c user.email=bpf-exceptions@localhost "$@"; }
@@ -22,14 +28,31 @@ g() { git -C "$KSRC" -c user.name='BPF Exceptions Project' \
 if [ "$(g config --get bpfexc.debian-version 2>/dev/null)" != "$version" ] ||
    ! g rev-parse -q --verify refs/tags/baseline >/dev/null; then
 	log "unpacking $TARBALL into $KSRC"
-	rm -rf "$KSRC"
-	mkdir -p "$CACHE"
-	tar -C "$CACHE" -xf "$TARBALL"
-	[ -d "$KSRC" ] || die "tarball did not unpack to $KSRC"
+	rm -rf "$KSRC" "$KSRC.unpack"
+	mkdir -p "$KSRC.unpack"
+	tar -C "$KSRC.unpack" -xf "$TARBALL"
+	[ -d "$KSRC.unpack/linux-source-6.1" ] || die "tarball did not unpack to linux-source-6.1"
+	mv "$KSRC.unpack/linux-source-6.1" "$KSRC"
+	rmdir "$KSRC.unpack"
 	g init -q
 	# Debian's top-level .gitignore ignores everything ('/*'): force-add.
 	g add -f -A
-	g commit -q -m "Debian linux-source-6.1 $version"
+	g commit -q -m "Debian linux-source-6.1 ${version%% *}"
+	if [ "$FLAVOUR" = debian-rt ]; then
+		# quilt's way, as Debian applies it: no fuzz
+		skip=$(list_entries "$HARNESS/config/debian-rt-skip.list")
+		rt=$(list_entries "$RT_PATCHES/series")
+		stale=$(grep -v -x -F -f <(printf "%s\n" "$rt") <<<"$skip" || true)
+		[ -z "$stale" ] || die "debian-rt-skip.list: not in the RT patch set: $stale"
+		for p in $(grep -v -x -F -f <(printf "%s\n" "$skip") <<<"$rt"); do
+			patch -d "$KSRC" -p1 -s -F0 --no-backup-if-mismatch \
+				-i "$RT_PATCHES/$p" >/dev/null ||
+				die "RT patch does not apply: $RT_PATCHES/$p"
+		done
+		g add -f -A
+		g commit -q -m "Debian's RT patch set of $RT_SOURCE"
+		log "applied Debian's RT patch set of $RT_SOURCE"
+	fi
 	g tag baseline
 	g config bpfexc.debian-version "$version"
 fi
