@@ -50,23 +50,18 @@ set +e
 vmrc=$?
 set -e
 
-# A test with subtests is counted by its subtests.
 set +e
 # (a selection reports none of them)
 [ -z "${1:-}" ] || skips=
 tally=$(awk -v vmrc="$vmrc" -v skips="$skips" -v flavour="$FLAVOUR" "$TEST_PROGS_AWK"'
-	test_progs_result() {
-		split(tp_id, id, "/")
-		if (id[2] != "") { hassub[id[1]] = 1 }
-		n++; ids[n] = tp_id; names[n] = tp_name; results[n] = tp_res
-	}
+	test_progs_result() { tp_keep() }
 	END {
-		for (i = 1; i <= n; i++) {
-			if (ids[i] !~ /\// && hassub[ids[i]]) continue
-			r = results[i]
-			if (r == "OK") { p++; printf "PASS %s\n", names[i] }
-			else if (r == "SKIP") { s++; printf "SKIP %s\n", names[i] }
-			else { f++; printf "FAIL %s\n", names[i] }
+		for (i = 1; i <= tp_n; i++) {
+			if (!tp_counts(i)) continue
+			r = tp_results[i]
+			if (r == "OK") { p++; printf "PASS %s\n", tp_names[i] }
+			else if (r == "SKIP") { s++; printf "SKIP %s\n", tp_names[i] }
+			else { f++; printf "FAIL %s\n", tp_names[i] }
 		}
 		ns = split(skips, sk, " ")
 		for (i = 1; i <= ns; i++) {

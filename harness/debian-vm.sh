@@ -128,18 +128,14 @@ fi
 rc=$(sed -n 's/^BPFEXC-EXIT \([0-9]*\).*/\1/p' "$run/results.txt" | tail -n 1)
 [ -n "$rc" ] || { tail -n 30 "$run/console.log" >&2
 		  die "the system stopped before the run finished (qemu status $qrc)"; }
-# A test with subtests is counted by its subtests, as check.sh counts
 awk "$TEST_PROGS_AWK"'
 	/^BPFEXC-EXIT / { exit }
-	test_progs_result() {
-		split(tp_id, id, "/")
-		if (id[2] != "") hassub[id[1]] = 1
-		n++; ids[n] = tp_id; res[n] = tp_res
-	}
+	test_progs_result() { tp_keep() }
 	END {
-		for (i = 1; i <= n; i++) {
-			if (ids[i] !~ /\// && hassub[ids[i]]) continue
-			if (res[i] == "OK") p++; else if (res[i] == "FAIL") f++; else s++
+		for (i = 1; i <= tp_n; i++) {
+			if (!tp_counts(i)) continue
+			r = tp_results[i]
+			if (r == "OK") p++; else if (r == "FAIL") f++; else s++
 		}
 		printf "%d passed, %d failed, %d skipped\n", p, f, s
 	}' "$run/results.txt"

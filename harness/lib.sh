@@ -157,7 +157,10 @@ splats() {
 # space, as some subtests' do, is not recognised).  test_progs_result()
 # tells whether the line just read is such a result, not seen before in
 # this file (test_progs repeats failed tests in its closing error log), and
-# sets tp_id (#N or #N/M), tp_name and tp_res.
+# sets tp_id (#N or #N/M), tp_name and tp_res.  tp_keep() keeps that
+# result as the tp_n-th of tp_ids[], tp_names[] and tp_results[];
+# tp_counts(i) tells whether the i-th counts in a tally: a test with
+# subtests is counted by its subtests.
 TEST_PROGS_AWK='
 function test_progs_result() {
 	if ($0 !~ /^#[0-9]+(\/[0-9]+)?[ \t]+[^ ]+:(OK|FAIL|SKIP)/) return 0
@@ -167,5 +170,13 @@ function test_progs_result() {
 	if ((FILENAME, tp_id) in tp_seen) return 0
 	tp_seen[FILENAME, tp_id] = 1
 	return 1
+}
+function tp_keep(	part) {
+	split(tp_id, part, "/")
+	if (part[2] != "") tp_hassub[part[1]] = 1
+	tp_n++; tp_ids[tp_n] = tp_id; tp_names[tp_n] = tp_name; tp_results[tp_n] = tp_res
+}
+function tp_counts(i) {
+	return tp_ids[i] ~ /\// || !(tp_ids[i] in tp_hassub)
 }
 '
