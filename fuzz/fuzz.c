@@ -20,13 +20,15 @@
  * The second (embed) predicts nothing: it checks at run time what the
  * verifier claimed about each program it accepted (see "State
  * embedding" below), on programs with tail calls, LD_ABS, static and
- * global functions, extensions, throws, references and bpf_loop().
+ * global functions, extensions, throws, references (conntrack entries
+ * too) and bpf_loop().
  * FUZZ_ONLY=N runs program N alone, FUZZ_TRACE=1 names each program
  * before it runs, FUZZ_LOGDUMP=1 prints the verifier's logs and the
  * checks, FUZZ_XLATED=1 adds the rewritten program to each report.
  *
  * The harness fails on any kernel splat.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -552,9 +554,9 @@ static int predict_main(int argc, char **argv)
  *     empty one, and run on a packet: T2 first, O only where T2 recorded
  *     nothing (O might run code the verifier never saw, and crash).  They
  *     must return the same, T2 record nothing, and neither leave a ring
- *     buffer record reserved or a reference on the test kfunc object.  An
- *     extension, when the program has one, replaces the same function in
- *     each.
+ *     buffer record reserved or a reference on the test kfunc object or
+ *     the conntrack entry.  An extension, when the program has one,
+ *     replaces the same function in each.
  *
  * Anything else is reported with the program, the verifier's log and
  * (FUZZ_XLATED=1) the program as the verifier rewrote it.
@@ -640,6 +642,18 @@ static int e_probe_fd, e_target_fd[E_SLOTS];
  */
 static int e_cnt_fd, e_cnt_off;
 static __u32 e_cnt;
+/* The conntrack entry that programs look up and hold (kfuncs of
+ * nf_conntrack built in; e_ct_fd < 0 without them): its tuple and the
+ * lookup's options, as the stack holds them; a program that returns its
+ * reference count, less its own reference; that count while nothing
+ * holds the entry
+ */
+static int id_ct_alloc, id_ct_timeout, id_ct_insert, id_ct_lookup, id_ct_release;
+static __u64 e_ct_tuple[2], e_ct_opts[2];
+static int e_ct_fd = -1, e_ct_holds;	/* places generated that hold one */
+static __u32 e_ct;
+#define E_CT_TUPLE	(-40)	/* 12 bytes of a struct bpf_sock_tuple (IPv4) */
+#define E_CT_OPTS	(-56)	/* the 12 bytes of struct bpf_ct_opts */
 static struct ring_buffer *e_rb;
 static char *e_log;
 static unsigned char e_pkt[128];
@@ -838,6 +852,125 @@ static void e_make_cnt_probe(struct btf *vmlinux)
 	e_cnt_fd = e_load_raw(BPF_PROG_TYPE_SCHED_CLS, in, n, e_log, 1 << 16, 1);
 	if (e_cnt_fd < 0)
 		fprintf(stderr, "no reference count probe: %s\n%.500s\n", strerror(errno), e_log);
+}
+
+static void f_ct_args(struct efunc *f);
+static int e_run(int fd, __u32 *ret);
+
+/* The conntrack entry (see e_ct_fd): inserted, for ten minutes, by a
+ * program, unless a run before this one did; then the program that reads
+ * its reference count.  Without nf_conntrack's kfuncs, or if either
+ * program fails, no program holds an entry.
+ */
+static void e_make_ct(struct btf *vmlinux)
+{
+	struct { __be32 saddr, daddr; __be16 sport, dport; } tuple = {
+		htonl(0x0a000001), htonl(0x0a000002), htons(40000), htons(5000)
+	};
+	/* netns_id -1 (the skb's), error, l4proto TCP, dir, reserved */
+	struct { __s32 netns_id, error; __u8 l4proto, dir, reserved[2]; } opts = {
+		-1, 0, 6, 0, { 0, 0 }
+	};
+	int id = btf__find_by_name_kind(vmlinux, "nf_conn", BTF_KIND_STRUCT);
+	const struct btf_member *m;
+	const struct btf_type *t;
+	struct bpf_insn in[64];
+	int i, n = 0, gen = -1, fd;
+	__u32 ret;
+
+	id_ct_alloc = btf_id(vmlinux, "bpf_skb_ct_alloc");
+	id_ct_timeout = btf_id(vmlinux, "bpf_ct_set_timeout");
+	id_ct_insert = btf_id(vmlinux, "bpf_ct_insert_entry");
+	id_ct_lookup = btf_id(vmlinux, "bpf_skb_ct_lookup");
+	id_ct_release = btf_id(vmlinux, "bpf_ct_release");
+	if (id <= 0 || id_ct_alloc <= 0 || id_ct_timeout <= 0 || id_ct_insert <= 0 ||
+	    id_ct_lookup <= 0 || id_ct_release <= 0) {
+		fprintf(stderr, "embed: no conntrack kfuncs: programs hold no entry\n");
+		return;
+	}
+	/* nf_conn.ct_general.use, the reference count, the first member of
+	 * both
+	 */
+	t = btf__type_by_id(vmlinux, id);
+	m = btf_members(t);
+	for (i = 0; i < btf_vlen(t); i++)
+		if (!strcmp(btf__name_by_offset(vmlinux, m[i].name_off), "ct_general"))
+			gen = m[i].offset / 8;
+	memset(e_ct_tuple, 0, sizeof(e_ct_tuple));
+	memset(e_ct_opts, 0, sizeof(e_ct_opts));
+	memcpy(e_ct_tuple, &tuple, sizeof(tuple));
+	memcpy(e_ct_opts, &opts, sizeof(opts));
+	if (gen != 0) {
+		fprintf(stderr, "embed: nf_conn.ct_general at %d: programs hold no entry\n", gen);
+		return;
+	}
+	{
+		struct efunc *f = calloc(1, sizeof(*f));
+
+		/* alloc, set the timeout, insert, release */
+		f_emit(f, MOV_REG(6, 1));
+		f_ct_args(f);
+		f_emit(f, CALL_KFUNC(id_ct_alloc));
+		f_emit(f, JEQ_IMM(0, 0, 9));
+		f_emit(f, MOV_REG(1, 0));
+		f_emit(f, MOV_REG(7, 0));
+		f_emit(f, MOV_IMM(2, 600000));
+		f_emit(f, CALL_KFUNC(id_ct_timeout));
+		f_emit(f, MOV_REG(1, 7));
+		f_emit(f, CALL_KFUNC(id_ct_insert));
+		f_emit(f, JEQ_IMM(0, 0, 2));
+		f_emit(f, MOV_REG(1, 0));
+		f_emit(f, CALL_KFUNC(id_ct_release));
+		f_emit(f, MOV_IMM(0, 0));
+		f_emit(f, EXIT());
+		n = f->n;
+		memcpy(in, f->insns, n * sizeof(in[0]));
+		free(f);
+	}
+	fd = e_load_raw(BPF_PROG_TYPE_SCHED_CLS, in, n, e_log, 1 << 16, 1);
+	if (fd < 0) {
+		fprintf(stderr, "embed: conntrack insert refused: %s: programs hold no entry\n"
+			"%.800s\n", strerror(errno), e_log);
+		return;
+	}
+	i = e_run(fd, &ret);
+	close(fd);
+	if (i) {
+		fprintf(stderr, "embed: conntrack insert: %s: programs hold no entry\n",
+			strerror(-i));
+		return;
+	}
+	{
+		struct efunc *f = calloc(1, sizeof(*f));
+
+		/* lookup, read the count, release; -1 if not found */
+		f_emit(f, MOV_REG(6, 1));
+		f_ct_args(f);
+		f_emit(f, CALL_KFUNC(id_ct_lookup));
+		f_emit(f, INSN(BPF_JMP | BPF_JNE | BPF_K, 0, 0, 2, 0));
+		f_emit(f, MOV_IMM(0, -1));
+		f_emit(f, EXIT());
+		f_emit(f, LDX_W(7, 0, gen));
+		f_emit(f, MOV_REG(1, 0));
+		f_emit(f, CALL_KFUNC(id_ct_release));
+		f_emit(f, MOV_REG(0, 7));
+		f_emit(f, ADD_IMM(0, -1));
+		f_emit(f, EXIT());
+		n = f->n;
+		memcpy(in, f->insns, n * sizeof(in[0]));
+		free(f);
+	}
+	e_ct_fd = e_load_raw(BPF_PROG_TYPE_SCHED_CLS, in, n, e_log, 1 << 16, 1);
+	if (e_ct_fd < 0) {
+		fprintf(stderr, "embed: conntrack reader: %s: programs hold no entry\n%.800s\n",
+			strerror(errno), e_log);
+		return;
+	}
+	if (e_run(e_ct_fd, &e_ct) || e_ct == 0xffffffff) {
+		fprintf(stderr, "embed: the conntrack entry is not there: programs hold none\n");
+		close(e_ct_fd);
+		e_ct_fd = -1;
+	}
 }
 
 static void e_fill_array(void)
@@ -1076,15 +1209,46 @@ static void g_loop(struct gctx *g)
 	f_emit(g->f, MOV_REG(e_sreg(), 0));
 }
 
-/* A reference in R9 (a test kfunc object or a ring buffer record) held
- * across a few steps, which may throw or call functions that do
+/* The stack that bpf_skb_ct_lookup() reads the tuple and options from,
+ * and R1-R5 of its call
+ */
+static void f_ct_args(struct efunc *f)
+{
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		f_emit(f, LD_IMM64(2, 0, (__u32)e_ct_tuple[i]));
+		f_emit(f, INSN(0, 0, 0, 0, e_ct_tuple[i] >> 32));
+		f_emit(f, STX_DW(10, 2, E_CT_TUPLE + 8 * i));
+		f_emit(f, LD_IMM64(2, 0, (__u32)e_ct_opts[i]));
+		f_emit(f, INSN(0, 0, 0, 0, e_ct_opts[i] >> 32));
+		f_emit(f, STX_DW(10, 2, E_CT_OPTS + 8 * i));
+	}
+	f_emit(f, MOV_REG(1, 6));
+	f_emit(f, MOV_REG(2, 10));
+	f_emit(f, ADD_IMM(2, E_CT_TUPLE));
+	f_emit(f, MOV_IMM(3, 12));
+	f_emit(f, MOV_REG(4, 10));
+	f_emit(f, ADD_IMM(4, E_CT_OPTS));
+	f_emit(f, MOV_IMM(5, 12));
+}
+
+/* A reference in R9 (a test kfunc object, a ring buffer record or, where
+ * R6 is the context, a conntrack entry) held across a few steps, which
+ * may throw or call functions that do
  */
 static void g_ref(struct gctx *g)
 {
-	bool kf = rnd(2);
+	int kind = rnd(e_ct_fd >= 0 && (g->f->kind == FK_MAIN ||
+					g->f->kind == FK_STATIC) ? 3 : 2);
+	bool kf = kind == 0;
 	int skip;
 
-	if (kf) {
+	if (kind == 2) {
+		e_ct_holds++;
+		f_ct_args(g->f);
+		f_emit(g->f, CALL_KFUNC(id_ct_lookup));
+	} else if (kf) {
 		f_emit(g->f, MOV_IMM(1, 0));
 		f_emit(g->f, STX_DW(10, 1, -8));
 		f_emit(g->f, MOV_REG(1, 10));
@@ -1100,7 +1264,7 @@ static void g_ref(struct gctx *g)
 	f_emit(g->f, JEQ_IMM(0, 0, 0));
 	f_emit(g->f, MOV_REG(9, 0));
 	f_emit(g->f, MOV_IMM(0, 0));	/* steps may test R0: no pointer */
-	if (!kf)
+	if (kind == 1)
 		f_emit(g->f, STX_DW(9, 7, 0));
 	g->holding = true;
 	g->nest++;
@@ -1108,7 +1272,9 @@ static void g_ref(struct gctx *g)
 	g->nest--;
 	g->holding = false;
 	f_emit(g->f, MOV_REG(1, 9));
-	if (kf) {
+	if (kind == 2) {
+		f_emit(g->f, CALL_KFUNC(id_ct_release));
+	} else if (kf) {
 		f_emit(g->f, CALL_KFUNC(id_release));
 	} else {
 		f_emit(g->f, MOV_IMM(2, 0));
@@ -2541,6 +2707,21 @@ static bool e_cnt_clean(void)
 	return false;
 }
 
+/* The conntrack entry's reference count is back where it was (or, once,
+ * what it is now)
+ */
+static bool e_ct_clean(void)
+{
+	__u32 c = 0;
+
+	if (e_ct_fd < 0 || e_run(e_ct_fd, &c))
+		return true;
+	if (c == e_ct)
+		return true;
+	e_ct = c;
+	return false;
+}
+
 /* A new ring for the programs that follow one that left a record */
 static void e_ring_reset(void)
 {
@@ -2577,7 +2758,7 @@ static void e_write_bounds(const struct embed *e)
 enum { U_DEAD, U_BOUNDS, U_PKT, U_RET, U_RING, U_REF, U_WALK, U_RUN, U_LOAD, U_KINDS };
 static const char *const u_name[U_KINDS] = {
 	"returns never walked", "scalars outside their bounds", "stale packet pointers",
-	"returns that differ", "ring buffer records left", "kfunc references left",
+	"returns that differ", "ring buffer records left", "references left",
 	"walks that differ", "failed runs", "loads that failed",
 };
 static unsigned int e_kinds;
@@ -2698,7 +2879,7 @@ static int e_violations(const struct embed *e, int i, unsigned int seed, bool fi
 
 /* What the run just made (of who, "T2" or "the original") left behind:
  * a ring buffer record reserved (the ring is made anew), the test kfunc
- * object referenced.  Whether it left anything.
+ * object or the conntrack entry referenced.  Whether it left anything.
  */
 static bool e_left_behind(int i, unsigned int seed, const char *who, const char *pa)
 {
@@ -2715,6 +2896,13 @@ static bool e_left_behind(int i, unsigned int seed, const char *who, const char 
 		e_report_head(i, seed, "");
 		fprintf(stderr, "  %s left the test kfunc object's reference count at %u "
 			"(prog array %s)\n", who, e_cnt, pa);
+		e_kinds |= 1 << U_REF;
+		bad = true;
+	}
+	if (!e_ct_clean()) {
+		e_report_head(i, seed, "");
+		fprintf(stderr, "  %s left the conntrack entry's reference count at %u "
+			"(prog array %s)\n", who, e_ct, pa);
 		e_kinds |= 1 << U_REF;
 		bad = true;
 	}
@@ -2829,6 +3017,7 @@ static int embed_main(int count, unsigned int seed)
 	e_pkt[12] = 0x08;
 	e_pkt[13] = 0x00;
 	e_cnt_clean();	/* the count to keep */
+	e_make_ct(btf);	/* which runs a program on the packet */
 
 	for (i = 0; i < count; i++) {
 		int fo[2] = { -1, -1 }, f1, f2[2] = { -1, -1 }, ext[8], cfg;
@@ -3010,6 +3199,9 @@ static int embed_main(int count, unsigned int seed)
 				printf(" %d %s,", kinds[j], u_name[j]);
 		printf("\n");
 	}
+	if (e_ct_fd >= 0)
+		printf("embed: %d places that hold the conntrack entry (refcount %u)\n",
+		       e_ct_holds, e_ct);
 	printf("embed: %d programs (seed %u), %d accepted, %d refused, %d unexpected\n",
 	       count, seed, accepted, refused, bad);
 	return bad ? 1 : 0;
