@@ -80,10 +80,10 @@ debian_config() {
 	echo "$dir/config.${arch}_${set}_$arch.xz"
 }
 # FLAVOUR=debian-rt: Debian's RT patch set (debian/patches-rt of Debian's
-# `linux` source package; linux-source-6.1 does not carry it), from the
-# source package of this version, the newest bookworm's main suite
-# serves, unpacked by deps.sh; its tree is one of its own (tree.sh), the
-# RT patch set under the series
+# `linux` source package; linux-source-6.1 does not carry it) of this
+# version of the source package, the one bookworm's main suite serves,
+# unpacked by deps.sh; its tree is one of its own (tree.sh), the RT patch
+# set under the series
 RT_SOURCE=6.1.176-1
 RT_PATCHES=$CACHE/debian-patches-rt-$RT_SOURCE
 [ "$FLAVOUR" = debian-rt ] && KSRC=${BPFEXC_KSRC:-$CACHE/linux-source-6.1-rt}
