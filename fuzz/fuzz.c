@@ -70,6 +70,18 @@ static unsigned int rnd(unsigned int n)
 	return (rng >> 8) % n;
 }
 
+/* Whether a reference held is the conntrack entry (embed fuzzer) comes
+ * from a stream of its own: a seed gives the same programs but for
+ * those places, whether the kernel has the entry's kfuncs or not
+ */
+static unsigned int ct_rng;
+
+static unsigned int ct_rnd(unsigned int n)
+{
+	ct_rng = ct_rng * 1103515245 + 12345;
+	return (ct_rng >> 8) % n;
+}
+
 struct prog {
 	struct bpf_insn insns[MAX_INSNS];
 	int n;
@@ -569,7 +581,8 @@ static int predict_main(int argc, char **argv)
 #define E_MAX_CHECKS	96	/* (point, register) pairs checked in T2 */
 #define E_MAX_DEAD	32	/* calls whose return was never walked */
 #define E_SLOTS		8	/* prog array slots; 0-5 hold targets */
-#define E_SPILL_OFF	(-24)	/* twin's spill slot; programs use fp-8, fp-16 */
+#define E_SPILL_OFF	(-24)	/* twin's spill slot; programs use fp-8, fp-16
+				 * and fp-56 to fp-25 (E_CT_OPTS, E_CT_TUPLE) */
 
 /* The data map's value: an always-zero word, the flags of the returns
  * never walked, T2's bounds (9 words a check) and its records (the value
@@ -613,6 +626,7 @@ struct eprog {
 	int start[E_MAX_FUNCS + 1];
 	int ext_func, ext_kind, ext_val;	/* ext_func < 0: no extension */
 	bool overflow;
+	int ct_holds;			/* places that hold the conntrack entry */
 };
 
 /* Generation context of one function */
@@ -649,8 +663,10 @@ static __u32 e_cnt;
  * holds the entry
  */
 static int id_ct_alloc, id_ct_timeout, id_ct_insert, id_ct_lookup, id_ct_release;
+static int id_ct_change_timeout;
 static __u64 e_ct_tuple[2], e_ct_opts[2];
-static int e_ct_fd = -1, e_ct_holds;	/* places generated that hold one */
+static int e_ct_fd = -1, e_ct_insert_fd = -1;
+static int e_ct_holds;		/* places that hold it, in accepted programs */
 static __u32 e_ct;
 #define E_CT_TUPLE	(-40)	/* 12 bytes of a struct bpf_sock_tuple (IPv4) */
 #define E_CT_OPTS	(-56)	/* the 12 bytes of struct bpf_ct_opts */
@@ -858,9 +874,10 @@ static void f_ct_args(struct efunc *f);
 static int e_run(int fd, __u32 *ret);
 
 /* The conntrack entry (see e_ct_fd): inserted, for ten minutes, by a
- * program, unless a run before this one did; then the program that reads
- * its reference count.  Without nf_conntrack's kfuncs, or if either
- * program fails, no program holds an entry.
+ * program (e_ct_insert_fd), unless a run before this one did; then the
+ * program that reads its reference count, and gives it ten minutes more
+ * each time.  Without nf_conntrack's kfuncs, or if either program fails,
+ * no program holds an entry.
  */
 static void e_make_ct(struct btf *vmlinux)
 {
@@ -883,8 +900,9 @@ static void e_make_ct(struct btf *vmlinux)
 	id_ct_insert = btf_id(vmlinux, "bpf_ct_insert_entry");
 	id_ct_lookup = btf_id(vmlinux, "bpf_skb_ct_lookup");
 	id_ct_release = btf_id(vmlinux, "bpf_ct_release");
+	id_ct_change_timeout = btf_id(vmlinux, "bpf_ct_change_timeout");
 	if (id <= 0 || id_ct_alloc <= 0 || id_ct_timeout <= 0 || id_ct_insert <= 0 ||
-	    id_ct_lookup <= 0 || id_ct_release <= 0) {
+	    id_ct_lookup <= 0 || id_ct_release <= 0 || id_ct_change_timeout <= 0) {
 		fprintf(stderr, "embed: no conntrack kfuncs: programs hold no entry\n");
 		return;
 	}
@@ -934,16 +952,19 @@ static void e_make_ct(struct btf *vmlinux)
 		return;
 	}
 	i = e_run(fd, &ret);
-	close(fd);
 	if (i) {
 		fprintf(stderr, "embed: conntrack insert: %s: programs hold no entry\n",
 			strerror(-i));
+		close(fd);
 		return;
 	}
+	e_ct_insert_fd = fd;
 	{
 		struct efunc *f = calloc(1, sizeof(*f));
 
-		/* lookup, read the count, release; -1 if not found */
+		/* lookup, read the count, ten minutes more, release; -1 if
+		 * not found
+		 */
 		f_emit(f, MOV_REG(6, 1));
 		f_ct_args(f);
 		f_emit(f, CALL_KFUNC(id_ct_lookup));
@@ -951,7 +972,11 @@ static void e_make_ct(struct btf *vmlinux)
 		f_emit(f, MOV_IMM(0, -1));
 		f_emit(f, EXIT());
 		f_emit(f, LDX_W(7, 0, gen));
+		f_emit(f, MOV_REG(8, 0));
 		f_emit(f, MOV_REG(1, 0));
+		f_emit(f, MOV_IMM(2, 600000));
+		f_emit(f, CALL_KFUNC(id_ct_change_timeout));
+		f_emit(f, MOV_REG(1, 8));
 		f_emit(f, CALL_KFUNC(id_ct_release));
 		f_emit(f, MOV_REG(0, 7));
 		f_emit(f, ADD_IMM(0, -1));
@@ -1233,19 +1258,21 @@ static void f_ct_args(struct efunc *f)
 	f_emit(f, MOV_IMM(5, 12));
 }
 
-/* A reference in R9 (a test kfunc object, a ring buffer record or, where
- * R6 is the context, a conntrack entry) held across a few steps, which
- * may throw or call functions that do
+/* A reference in R9 (a test kfunc object, a ring buffer record or, in
+ * the functions whose R6 is the context, the conntrack entry) held
+ * across a few steps, which may throw or call functions that do.  The
+ * entry takes the place of either of the others: rnd() is drawn as for
+ * them.
  */
 static void g_ref(struct gctx *g)
 {
-	int kind = rnd(e_ct_fd >= 0 && (g->f->kind == FK_MAIN ||
-					g->f->kind == FK_STATIC) ? 3 : 2);
-	bool kf = kind == 0;
+	bool kf = rnd(2);
+	bool ct = e_ct_fd >= 0 && g->f->kind <= FK_GLOBAL && ct_rnd(3) == 0;
+	int kind = ct ? 2 : kf ? 0 : 1, size = kf ? 0 : 8 << rnd(4);
 	int skip;
 
 	if (kind == 2) {
-		e_ct_holds++;
+		g->p->ct_holds++;
 		f_ct_args(g->f);
 		f_emit(g->f, CALL_KFUNC(id_ct_lookup));
 	} else if (kf) {
@@ -1256,7 +1283,7 @@ static void g_ref(struct gctx *g)
 		f_emit(g->f, CALL_KFUNC(id_acquire));
 	} else {
 		f_map(g->f, 1, e_ringbuf);
-		f_emit(g->f, MOV_IMM(2, 8 << rnd(4)));
+		f_emit(g->f, MOV_IMM(2, size));
 		f_emit(g->f, MOV_IMM(3, 0));
 		f_emit(g->f, CALL_HELPER(BPF_FUNC_ringbuf_reserve));
 	}
@@ -1272,13 +1299,13 @@ static void g_ref(struct gctx *g)
 	g->nest--;
 	g->holding = false;
 	f_emit(g->f, MOV_REG(1, 9));
-	if (kind == 2) {
-		f_emit(g->f, CALL_KFUNC(id_ct_release));
-	} else if (kf) {
-		f_emit(g->f, CALL_KFUNC(id_release));
-	} else {
+	if (kind == 1) {
 		f_emit(g->f, MOV_IMM(2, 0));
 		f_emit(g->f, CALL_HELPER(rnd(2) ? BPF_FUNC_ringbuf_submit : BPF_FUNC_ringbuf_discard));
+	} else {
+		if (!kf)
+			rnd(2);
+		f_emit(g->f, CALL_KFUNC(kind == 2 ? id_ct_release : id_release));
 	}
 	f_emit(g->f, MOV_IMM(9, 0));
 	g->f->insns[skip].off = g->f->n - skip - 1;
@@ -1520,6 +1547,7 @@ static void e_generate(struct eprog *p)
 	p->exc_cb = -1;
 	p->n = 0;
 	p->overflow = false;
+	p->ct_holds = 0;
 	gen_func(p, FK_MAIN, 0, 0, false);
 	for (i = 0; i < p->nf; i++) {
 		p->start[i] = p->n;
@@ -2708,7 +2736,8 @@ static bool e_cnt_clean(void)
 }
 
 /* The conntrack entry's reference count is back where it was (or, once,
- * what it is now)
+ * what it is now).  An entry that is gone (conntrack's tables flushed) is
+ * inserted again: that is no reference left.
  */
 static bool e_ct_clean(void)
 {
@@ -2716,6 +2745,10 @@ static bool e_ct_clean(void)
 
 	if (e_ct_fd < 0 || e_run(e_ct_fd, &c))
 		return true;
+	if (c == 0xffffffff && !e_run(e_ct_insert_fd, &c) && !e_run(e_ct_fd, &c)) {
+		e_ct = c;
+		return true;
+	}
 	if (c == e_ct)
 		return true;
 	e_ct = c;
@@ -2986,6 +3019,7 @@ static int embed_main(int count, unsigned int seed)
 	/* progress lines as they come, should the guest stop */
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	rng = seed;
+	ct_rng = seed ^ 0x5bd1e995;
 	e_log = malloc(E_LOG_SIZE);
 	btf = btf__load_vmlinux_btf();
 	if (!btf || !e_log) {
@@ -3054,6 +3088,7 @@ static int embed_main(int count, unsigned int seed)
 			continue;
 		}
 		accepted++;
+		e_ct_holds += p->ct_holds;
 		if (getenv("FUZZ_LOGDUMP")) {
 			dump_prog(p, NULL);
 			fprintf(stderr, "=== O log\n%s\n=== end\n", e_log);

@@ -71,9 +71,11 @@ fi
 # main suite, in a directory of its own: the host's apt setup stays as it
 # is.
 if [ "$FLAVOUR" = debian-rt ] && [ ! -f "$RT_PATCHES/series" ]; then
-	tmp=$(mktemp -d)
+	mkdir -p "$CACHE"
+	# beside its destination, so that the last step is a rename
+	tmp=$(mktemp -d "$CACHE/.debian-patches-rt.XXXXXX")
+	trap 'rm -rf "$tmp"' EXIT
 	mkdir -p "$tmp/parts" "$tmp/lists/partial" "$tmp/cache/archives/partial"
-	chown -R _apt "$tmp" 2>/dev/null || true	# apt downloads as _apt
 	suite=$(. /etc/os-release && echo "$VERSION_CODENAME")
 	# deb822 stanzas (*.sources) and one-line entries (*.list) of type
 	# deb that list the suite, as deb-src entries of that suite alone
@@ -85,19 +87,38 @@ if [ "$FLAVOUR" = debian-rt ] && [ ! -f "$RT_PATCHES/series" ]; then
 			else if ($i !~ /^#/) out = out $i "\n" }
 		  if (t && m) printf "Types: deb-src\nSuites: %s\n%s\n", s, out }' \
 		/etc/apt/sources.list.d/*.sources >"$tmp/parts/src.sources" 2>/dev/null || true
+	# (the options in brackets, which may hold spaces, kept whole)
 	cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
-		awk -v s="$suite" '$1 == "deb" { i = $2 ~ /^\[/ ? 4 : 3
-			if ($i == s) { $1 = "deb-src"; print } }' >"$tmp/parts/src.list" || true
-	apt=(apt-get -qq -o Dir::Etc::SourceList=/dev/null -o Dir::Etc::SourceParts="$tmp/parts"
-	     -o Dir::State::Lists="$tmp/lists" -o Dir::Cache="$tmp/cache")
+		awk -v s="$suite" '$1 == "deb" { line = $0; opts = ""
+			if (match(line, /\[[^]]*\]/)) {
+				opts = substr(line, RSTART, RLENGTH) " "
+				line = substr(line, 1, RSTART - 1) substr(line, RSTART + RLENGTH)
+			}
+			n = split(line, f, " ")
+			if (n >= 3 && f[3] == s) {
+				printf "deb-src %s%s", opts, f[2]
+				for (i = 3; i <= n; i++) printf " %s", f[i]
+				printf "\n"
+			} }' >"$tmp/parts/src.list" || true
+	[ -s "$tmp/parts/src.sources" ] || [ -s "$tmp/parts/src.list" ] ||
+		die "no apt entry of type deb for $suite in /etc/apt: cannot fetch Debian's RT patch set"
+	# The host's apt.conf.d stays in force (proxies), but its update hooks
+	# do not run for this private list
+	printf '#clear %s;\n' APT::Update::Pre-Invoke APT::Update::Post-Invoke \
+		APT::Update::Post-Invoke-Success >"$tmp/apt.conf"
+	# (as root: the cache is in root's home, which apt's _apt cannot enter)
+	apt=(apt-get -qq -c "$tmp/apt.conf" -o APT::Sandbox::User=root
+	     -o Dir::Etc::SourceList=/dev/null
+	     -o Dir::Etc::SourceParts="$tmp/parts" -o Dir::State::Lists="$tmp/lists"
+	     -o Dir::Cache="$tmp/cache")
 	"${apt[@]}" update || die "apt-get update of the deb-src list failed ($tmp/parts)"
 	uri=$("${apt[@]}" source --print-uris "linux=$RT_SOURCE" | grep "debian\.tar\.xz' ") ||
 		die "apt finds no Debian source package linux $RT_SOURCE"
 	read -r url file _ hash <<<"$uri"
-	/usr/lib/apt/apt-helper -qq download-file "${url//\'/}" "$tmp/$file" "$hash" ||
+	/usr/lib/apt/apt-helper -qq -o APT::Sandbox::User=root download-file "${url//\'/}" "$tmp/$file" "$hash" ||
 		die "cannot download $file"
 	tar -C "$tmp" -xf "$tmp/$file" debian/patches-rt
-	mkdir -p "$CACHE"
-	mv "$tmp/debian/patches-rt" "$RT_PATCHES"
-	rm -rf "$tmp"
+	[ -f "$tmp/debian/patches-rt/series" ] || die "$file has no debian/patches-rt/series"
+	rm -rf "$RT_PATCHES"
+	mv -T "$tmp/debian/patches-rt" "$RT_PATCHES"
 fi

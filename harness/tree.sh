@@ -20,7 +20,13 @@ TARBALL=/usr/src/linux-source-6.1.tar.xz
 [ -f "$TARBALL" ] || die "$TARBALL missing: run harness/deps.sh"
 version=$(dpkg-query -W -f='${Version}' linux-source-6.1)
 log "kernel source: Debian linux-source-6.1 $version"
-[ "$FLAVOUR" = debian-rt ] && version+=" with the RT patch set of $RT_SOURCE"
+if [ "$FLAVOUR" = debian-rt ]; then
+	[ -f "$RT_PATCHES/series" ] ||
+		die "no RT patch set in $RT_PATCHES: run FLAVOUR=debian-rt harness/deps.sh"
+	# (a change of the skip list makes the tree anew)
+	version+=" with the RT patch set of $RT_SOURCE, skipping $(list_entries \
+		"$HARNESS/config/debian-rt-skip.list" | sha1sum | cut -c1-12)"
+fi
 
 g() { git -C "$KSRC" -c user.name='BPF Exceptions Project' \
 	-c user.email=bpf-exceptions@localhost "$@"; }
@@ -46,7 +52,7 @@ if [ "$(g config --get bpfexc.debian-version 2>/dev/null)" != "$version" ] ||
 		[ -z "$stale" ] || die "debian-rt-skip.list: not in the RT patch set: $stale"
 		for p in $(grep -v -x -F -f <(printf "%s\n" "$skip") <<<"$rt"); do
 			patch -d "$KSRC" -p1 -s -F0 --no-backup-if-mismatch \
-				-i "$RT_PATCHES/$p" >/dev/null ||
+				-i "$RT_PATCHES/$p" >&2 ||
 				die "RT patch does not apply: $RT_PATCHES/$p"
 		done
 		g add -f -A
