@@ -891,8 +891,8 @@ static void e_make_ct(struct btf *vmlinux)
 	int id = btf__find_by_name_kind(vmlinux, "nf_conn", BTF_KIND_STRUCT);
 	const struct btf_member *m;
 	const struct btf_type *t;
-	struct bpf_insn in[64];
-	int i, n = 0, gen = -1, fd;
+	static struct efunc f;	/* one program, then the other */
+	int i, gen = -1, fd;
 	__u32 ret;
 
 	id_ct_alloc = btf_id(vmlinux, "bpf_skb_ct_alloc");
@@ -922,30 +922,24 @@ static void e_make_ct(struct btf *vmlinux)
 		fprintf(stderr, "embed: nf_conn.ct_general at %d: programs hold no entry\n", gen);
 		return;
 	}
-	{
-		struct efunc *f = calloc(1, sizeof(*f));
-
-		/* alloc, set the timeout, insert, release */
-		f_emit(f, MOV_REG(6, 1));
-		f_ct_args(f);
-		f_emit(f, CALL_KFUNC(id_ct_alloc));
-		f_emit(f, JEQ_IMM(0, 0, 9));
-		f_emit(f, MOV_REG(1, 0));
-		f_emit(f, MOV_REG(7, 0));
-		f_emit(f, MOV_IMM(2, 600000));
-		f_emit(f, CALL_KFUNC(id_ct_timeout));
-		f_emit(f, MOV_REG(1, 7));
-		f_emit(f, CALL_KFUNC(id_ct_insert));
-		f_emit(f, JEQ_IMM(0, 0, 2));
-		f_emit(f, MOV_REG(1, 0));
-		f_emit(f, CALL_KFUNC(id_ct_release));
-		f_emit(f, MOV_IMM(0, 0));
-		f_emit(f, EXIT());
-		n = f->n;
-		memcpy(in, f->insns, n * sizeof(in[0]));
-		free(f);
-	}
-	fd = e_load_raw(BPF_PROG_TYPE_SCHED_CLS, in, n, e_log, 1 << 16, 1);
+	/* alloc, set the timeout, insert, release */
+	f.n = 0;
+	f_emit(&f, MOV_REG(6, 1));
+	f_ct_args(&f);
+	f_emit(&f, CALL_KFUNC(id_ct_alloc));
+	f_emit(&f, JEQ_IMM(0, 0, 9));
+	f_emit(&f, MOV_REG(1, 0));
+	f_emit(&f, MOV_REG(7, 0));
+	f_emit(&f, MOV_IMM(2, 600000));
+	f_emit(&f, CALL_KFUNC(id_ct_timeout));
+	f_emit(&f, MOV_REG(1, 7));
+	f_emit(&f, CALL_KFUNC(id_ct_insert));
+	f_emit(&f, JEQ_IMM(0, 0, 2));
+	f_emit(&f, MOV_REG(1, 0));
+	f_emit(&f, CALL_KFUNC(id_ct_release));
+	f_emit(&f, MOV_IMM(0, 0));
+	f_emit(&f, EXIT());
+	fd = e_load_raw(BPF_PROG_TYPE_SCHED_CLS, f.insns, f.n, e_log, 1 << 16, 1);
 	if (fd < 0) {
 		fprintf(stderr, "embed: conntrack insert refused: %s: programs hold no entry\n"
 			"%.800s\n", strerror(errno), e_log);
@@ -959,33 +953,27 @@ static void e_make_ct(struct btf *vmlinux)
 		return;
 	}
 	e_ct_insert_fd = fd;
-	{
-		struct efunc *f = calloc(1, sizeof(*f));
-
-		/* lookup, read the count, ten minutes more, release; -1 if
-		 * not found
-		 */
-		f_emit(f, MOV_REG(6, 1));
-		f_ct_args(f);
-		f_emit(f, CALL_KFUNC(id_ct_lookup));
-		f_emit(f, INSN(BPF_JMP | BPF_JNE | BPF_K, 0, 0, 2, 0));
-		f_emit(f, MOV_IMM(0, -1));
-		f_emit(f, EXIT());
-		f_emit(f, LDX_W(7, 0, gen));
-		f_emit(f, MOV_REG(8, 0));
-		f_emit(f, MOV_REG(1, 0));
-		f_emit(f, MOV_IMM(2, 600000));
-		f_emit(f, CALL_KFUNC(id_ct_change_timeout));
-		f_emit(f, MOV_REG(1, 8));
-		f_emit(f, CALL_KFUNC(id_ct_release));
-		f_emit(f, MOV_REG(0, 7));
-		f_emit(f, ADD_IMM(0, -1));
-		f_emit(f, EXIT());
-		n = f->n;
-		memcpy(in, f->insns, n * sizeof(in[0]));
-		free(f);
-	}
-	e_ct_fd = e_load_raw(BPF_PROG_TYPE_SCHED_CLS, in, n, e_log, 1 << 16, 1);
+	/* lookup, read the count, ten minutes more, release; -1 if not
+	 * found
+	 */
+	f.n = 0;
+	f_emit(&f, MOV_REG(6, 1));
+	f_ct_args(&f);
+	f_emit(&f, CALL_KFUNC(id_ct_lookup));
+	f_emit(&f, INSN(BPF_JMP | BPF_JNE | BPF_K, 0, 0, 2, 0));
+	f_emit(&f, MOV_IMM(0, -1));
+	f_emit(&f, EXIT());
+	f_emit(&f, LDX_W(7, 0, gen));
+	f_emit(&f, MOV_REG(8, 0));
+	f_emit(&f, MOV_REG(1, 0));
+	f_emit(&f, MOV_IMM(2, 600000));
+	f_emit(&f, CALL_KFUNC(id_ct_change_timeout));
+	f_emit(&f, MOV_REG(1, 8));
+	f_emit(&f, CALL_KFUNC(id_ct_release));
+	f_emit(&f, MOV_REG(0, 7));
+	f_emit(&f, ADD_IMM(0, -1));
+	f_emit(&f, EXIT());
+	e_ct_fd = e_load_raw(BPF_PROG_TYPE_SCHED_CLS, f.insns, f.n, e_log, 1 << 16, 1);
 	if (e_ct_fd < 0) {
 		fprintf(stderr, "embed: conntrack reader: %s: programs hold no entry\n%.800s\n",
 			strerror(errno), e_log);

@@ -23,9 +23,10 @@ log "kernel source: Debian linux-source-6.1 $version"
 if [ "$FLAVOUR" = debian-rt ]; then
 	[ -f "$RT_PATCHES/series" ] ||
 		die "no RT patch set in $RT_PATCHES: run FLAVOUR=debian-rt harness/deps.sh"
+	rt_skip=$(list_entries "$HARNESS/config/debian-rt-skip.list")
 	# (a change of the skip list makes the tree anew)
-	version+=" with the RT patch set of $RT_SOURCE, skipping $(list_entries \
-		"$HARNESS/config/debian-rt-skip.list" | sha1sum | cut -c1-12)"
+	version+=" with the RT patch set of $RT_SOURCE, skipping $(sha1sum <<<"$rt_skip" |
+		cut -c1-12)"
 fi
 
 g() { git -C "$KSRC" -c user.name='BPF Exceptions Project' \
@@ -46,11 +47,10 @@ if [ "$(g config --get bpfexc.debian-version 2>/dev/null)" != "$version" ] ||
 	g commit -q -m "Debian linux-source-6.1 ${version%% *}"
 	if [ "$FLAVOUR" = debian-rt ]; then
 		# quilt's way, as Debian applies it: no fuzz
-		skip=$(list_entries "$HARNESS/config/debian-rt-skip.list")
 		rt=$(list_entries "$RT_PATCHES/series")
-		stale=$(grep -v -x -F -f <(printf "%s\n" "$rt") <<<"$skip" || true)
+		stale=$(grep -v -x -F -f <(printf "%s\n" "$rt") <<<"$rt_skip" || true)
 		[ -z "$stale" ] || die "debian-rt-skip.list: not in the RT patch set: $stale"
-		for p in $(grep -v -x -F -f <(printf "%s\n" "$skip") <<<"$rt"); do
+		for p in $(grep -v -x -F -f <(printf "%s\n" "$rt_skip") <<<"$rt"); do
 			patch -d "$KSRC" -p1 -s -F0 --no-backup-if-mismatch \
 				-i "$RT_PATCHES/$p" >&2 ||
 				die "RT patch does not apply: $RT_PATCHES/$p"
