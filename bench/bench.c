@@ -710,6 +710,32 @@ static struct bpf_program *caller_hold_prog(struct bench *skel, int h)
 	return h == 0 ? skel->progs.throw_caller_hold_f2 : skel->progs.throw_caller_hold_f4;
 }
 
+/* Section 2d: a bpf_loop() of 16 iterations ended at iteration k */
+#define LOOP_ATS 3
+static const int loop_ats[LOOP_ATS] = { 0, 8, 15 };
+
+/* One round of section 2d at loop_ats[h]; false if a program did not
+ * return 0 (the throw's default callback, the flag's error)
+ */
+static bool run_loop_ends(struct bench *skel, int h, struct stat *st)
+{
+	double tf, tc, tt;
+	int rf, rc, rt;
+
+	skel->bss->loop_at = loop_ats[h];
+	tf = run_ns(skel->progs.loop_flag, &rf);
+	tc = run_ns(skel->progs.loop_flag_call, &rc);
+	tt = run_ns(skel->progs.loop_throw, &rt);
+	if (rf || rc || rt)
+		return false;
+	add(&st[0], tf);
+	add(&st[1], tc);
+	add(&st[2], tt);
+	add(&st[3], tt / tf);
+	add(&st[4], tt / tc);
+	return true;
+}
+
 /* The rows of a table of run_throw_pair() figures, one per labels[i] */
 static void print_throw_pairs(const char *label, const char *unit, const int *labels,
 			      const struct stat *ret, const struct stat *thr,
@@ -750,6 +776,7 @@ int main(int argc, char **argv)
 	struct stat hold_ret[HOLDS] = {}, hold_thr[HOLDS] = {}, hold_ratio[HOLDS] = {};
 	struct stat chold_ret[CALLER_HOLDS] = {}, chold_thr[CALLER_HOLDS] = {};
 	struct stat chold_ratio[CALLER_HOLDS] = {};
+	struct stat loop_st[LOOP_ATS][5] = {};
 	struct stat vt_a = {}, vt_b = {};
 	const char *unit = "ns/run";
 	struct bench *skel;
@@ -821,6 +848,13 @@ int main(int argc, char **argv)
 				return 1;
 			}
 		}
+		for (h = 0; h < LOOP_ATS; h++) {
+			if (!run_loop_ends(skel, h, loop_st[h])) {
+				fprintf(stderr, "loop ended at %d did not return 0\n",
+					loop_ats[h]);
+				return 1;
+			}
+		}
 		for (d = 1; d <= DEPTHS; d++) {
 			double tr, tt;
 
@@ -881,6 +915,19 @@ int main(int argc, char **argv)
 	printf("   object across calls that throw from frame N, against returning\n");
 	print_throw_pairs("frame", unit, caller_frames, chold_ret, chold_thr, chold_ratio,
 			  CALLER_HOLDS);
+
+	printf("2d. A throw from a bpf_loop() callback at iteration k of 16, against the\n");
+	printf("   same loop whose callback sets a flag and stops it, the program then\n");
+	printf("   returning its error: the flag's loop inlined (flags 0) and called\n");
+	printf("   (flags unknown); a loop whose callback may throw is always called\n");
+	printf("   %-3s %-18s %-18s %-18s %-10s %s\n", "k", "flag, inlined", "flag, called",
+	       "throw", "/inlined", "/called");
+	for (h = 0; h < LOOP_ATS; h++)
+		printf("   %-3d %-18s %-18s %-18s %-10s %s\n", loop_ats[h],
+		       fmt(&loop_st[h][0], "%.1f"), fmt(&loop_st[h][1], "%.1f"),
+		       fmt(&loop_st[h][2], "%.1f"), fmt(&loop_st[h][3], "%.2f"),
+		       fmt(&loop_st[h][4], "%.2f"));
+	printf("\n");
 
 	printf("3. Verification: assertions against explicit error propagation\n");
 	printf("   %-22s %-12s %-12s %s\n", "", "(a) assert", "(b) explicit", "a/b");

@@ -21,7 +21,11 @@
  *    that holds 0, 1 or 4 test kfunc objects when it throws (which
  *    releases them) or releases them and returns; and a main function
  *    that holds one across a call that throws from frame 2 or 4 (whose
- *    throw releases it) or returns.
+ *    throw releases it) or returns.  And a bpf_loop() of 16 iterations
+ *    whose callback throws at iteration loop_at, against the same loop
+ *    whose callback sets a flag and stops there, the program returning
+ *    its error: inlined by the verifier (flags 0) and called (flags that
+ *    the verifier does not know), as a loop whose callback throws is.
  *
  * Built twice: as is, and with -DBENCH_NO_THROW, which leaves only the
  * programs that cannot throw, for a kernel without the series: what such
@@ -39,6 +43,9 @@ char _license[] SEC("license") = "GPL";
 #define PKT_BYTES 64
 
 __u32 table[TABLE];
+/* 2d: the iteration that ends the loop; 0, which the verifier does not know */
+__u32 loop_at;
+__u64 loop_flags;
 
 /*
  * The parser of variants a, c and d: four subprogs and the program, which
@@ -459,4 +466,53 @@ int throw_caller_hold_f4(struct __sk_buff *ctx)
 {
 	return caller_holds(ctx, 1);
 }
+
+/* 2d: a throw from a bpf_loop() callback at iteration loop_at */
+static int loop_cb_throw(__u32 i, void *ctx)
+{
+	if (i == loop_at)
+		bpf_throw(0);
+	return 0;
+}
+
+SEC("tc")
+int loop_throw(struct __sk_buff *ctx)
+{
+	bpf_loop(16, loop_cb_throw, NULL, 0);
+	return 1;
+}
 #endif /* BENCH_NO_THROW */
+
+/* 2d: the same loop, stopped with a flag that the program checks */
+struct loop_ctx {
+	int err;
+};
+
+static int loop_cb_flag(__u32 i, void *ctx)
+{
+	struct loop_ctx *c = ctx;
+
+	if (i == loop_at) {
+		c->err = 1;
+		return 1;
+	}
+	return 0;
+}
+
+SEC("tc")
+int loop_flag(struct __sk_buff *ctx)
+{
+	struct loop_ctx c = {};
+
+	bpf_loop(16, loop_cb_flag, &c, 0);
+	return c.err ? 0 : 1;
+}
+
+SEC("tc")
+int loop_flag_call(struct __sk_buff *ctx)
+{
+	struct loop_ctx c = {};
+
+	bpf_loop(16, loop_cb_flag, &c, loop_flags);
+	return c.err ? 0 : 1;
+}

@@ -301,8 +301,9 @@ static void generate(struct prog *p)
 				break;
 			kinds[nsub] = kind;
 			ks[nsub] = 0;
+			/* its throw ends the program, as one here would */
 			if (kind == SUB_LOOP_CB_THROWS)
-				invalid(p, "throw in a bpf_loop callback");
+				p->thrown = true;
 			emit(p, MOV_IMM(1, 1));
 			emit_sub_ref(p, nsub++, true, 2);
 			emit(p, MOV_IMM(3, 0));
@@ -1456,13 +1457,13 @@ static int gen_func(struct eprog *p, int kind, int depth, unsigned int anc, bool
 	f->n = f->nref = 0;
 	switch (kind) {
 	case FK_LOOP_CB:
-		/* callbacks may not throw (refused) */
+		/* a throw ends the program, as one at the bpf_loop() would */
 		f_emit(f, MOV_REG(7, 1));
 		f_emit(f, MOV_IMM(6, 0));
 		f_emit(f, MOV_IMM(8, 0));
 		if (rnd(3))
 			g_alu(&g);
-		if (rnd(40) == 0)
+		if (rnd(8) == 0)
 			g_throw(&g);
 		f_emit(f, MOV_REG(0, e_sreg()));
 		f_emit(f, INSN(BPF_ALU64 | BPF_AND | BPF_K, 0, 0, 0, 1));

@@ -2,9 +2,9 @@
 /*
  * Programs for the stress test (stress/stress.c): a tc program that throws
  * three calls deep, through a subprog traced by fexit (a trampoline between
- * its frames), tracing programs that throw themselves, and a tc program
- * that throws holding a ring buffer record while main holds a test
- * kfunc's object.
+ * its frames), tracing programs that throw themselves, and tc programs
+ * that throw holding a ring buffer record while main holds a test kfunc's
+ * object, from a subprog and from a bpf_loop() callback.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -99,6 +99,40 @@ int stress_hold(struct __sk_buff *ctx)
 	r = stress_hold_l1(ctx->len);
 	bpf_kfunc_call_test_release(p);
 	return r;
+}
+
+/* The same from a bpf_loop() callback, at its third iteration: the
+ * callback's frame releases the record, main the object once the helper
+ * returned; 1 if the ring was full
+ */
+static int stress_loop_cb(__u32 i, void *ctx)
+{
+	__u64 *rec = bpf_ringbuf_reserve(&stress_rb, 64, 0);
+
+	if (!rec) {
+		*(int *)ctx = 1;
+		return 1;
+	}
+	*rec = i;
+	if (i == 2)
+		bpf_throw(0);
+	bpf_ringbuf_discard(rec, 0);
+	return 0;
+}
+
+SEC("tc")
+int stress_loop_hold(struct __sk_buff *ctx)
+{
+	struct prog_test_ref_kfunc *p;
+	unsigned long sl = 0;
+	int full = 0;
+
+	p = bpf_kfunc_call_test_acquire(&sl);
+	if (!p)
+		return 2;
+	bpf_loop(4, stress_loop_cb, &full, 0);
+	bpf_kfunc_call_test_release(p);
+	return full ? 1 : 3;
 }
 
 /* The test kfunc's object's refcount, less this program's reference */

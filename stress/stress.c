@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Stress test: both CPUs throw at once, through a traced subprog and with
- * throwing tracing programs attached, and (every other run) holding a ring
- * buffer record in a subprog's frame and a test kfunc's object in main's,
- * which the throw releases, while
- * a third thread loads, attaches and unloads programs that throw and a
+ * throwing tracing programs attached, and (between those runs) holding a
+ * ring buffer record in a subprog's frame, or in a bpf_loop() callback's,
+ * and a test kfunc's object in main's, which the throw releases, while a
+ * third thread loads, attaches and unloads programs that throw and a
  * fourth consumes the ring.  Then checks that every run returned the
  * exception value, that the ring delivered no record and can be reserved
  * whole, that the object's refcount is back, and that the number of BPF
@@ -83,8 +83,8 @@ static void teardown(struct stress *tc, struct stress *tr, struct bpf_link **lin
 }
 
 struct worker {
-	int cpu, prog_fd, hold_fd;
-	long throws, hold_throws;
+	int cpu, prog_fd, hold_fd, loop_fd;
+	long throws, hold_throws, loop_throws;
 };
 
 static void *thrower(void *arg)
@@ -119,6 +119,17 @@ static void *thrower(void *arg)
 		if (opts.retval)
 			__sync_fetch_and_add(&ring_full, 1);
 		w->hold_throws += HOLD_REPEAT;
+
+		/* The same from a bpf_loop() callback */
+		if (bpf_prog_test_run_opts(w->loop_fd, &opts) || opts.retval > 1) {
+			fprintf(stderr, "cpu %d: callback run failed or retval %u\n", w->cpu,
+				opts.retval);
+			__sync_fetch_and_add(&failed, 1);
+			break;
+		}
+		if (opts.retval)
+			__sync_fetch_and_add(&ring_full, 1);
+		w->loop_throws += HOLD_REPEAT;
 	}
 	return NULL;
 }
@@ -226,6 +237,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < 2; i++) {
 		w[i].prog_fd = bpf_program__fd(tc->progs.stress_throw);
 		w[i].hold_fd = bpf_program__fd(tc->progs.stress_hold);
+		w[i].loop_fd = bpf_program__fd(tc->progs.stress_loop_hold);
 		pthread_create(&t[i], NULL, thrower, &w[i]);
 	}
 	pthread_create(&c, NULL, churn, NULL);
@@ -241,6 +253,8 @@ int main(int argc, char **argv)
 	printf("throws holding a ring buffer record and a kfunc object: cpu0 %ld, cpu1 %ld "
 	       "(%ld runs of %d found the ring full)\n", w[0].hold_throws, w[1].hold_throws,
 	       ring_full, HOLD_REPEAT);
+	printf("the same from a bpf_loop() callback: cpu0 %ld, cpu1 %ld\n", w[0].loop_throws,
+	       w[1].loop_throws);
 	run_once(bpf_program__fd(tc->progs.stress_refcnt));
 	refcnt_after = tc->bss->refcnt;
 	whole_ring = run_once(bpf_program__fd(tc->progs.stress_reserve_all)) == 1;
