@@ -15,6 +15,7 @@
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <stdbool.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,6 +88,27 @@ struct worker {
 	long throws, hold_throws, loop_throws;
 };
 
+/* HOLD_REPEAT runs of a program that holds a record and an object: each
+ * throws (0), or finds the ring full (1) and releases the object itself;
+ * false if the run failed
+ */
+static bool run_holding(const struct worker *w, int fd, const char *what, long *throws)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = pkt,
+		    .data_size_in = sizeof(pkt), .repeat = HOLD_REPEAT);
+
+	if (bpf_prog_test_run_opts(fd, &opts) || opts.retval > 1) {
+		fprintf(stderr, "cpu %d: %s run failed or retval %u\n", w->cpu, what,
+			opts.retval);
+		__sync_fetch_and_add(&failed, 1);
+		return false;
+	}
+	if (opts.retval)
+		__sync_fetch_and_add(&ring_full, 1);
+	*throws += HOLD_REPEAT;
+	return true;
+}
+
 static void *thrower(void *arg)
 {
 	struct worker *w = arg;
@@ -105,35 +127,14 @@ static void *thrower(void *arg)
 			break;
 		}
 		w->throws += REPEAT;
-
-		/* Holding a record and an object: each run throws (0), or
-		 * finds the ring full (1) and releases the object itself
-		 */
-		opts.repeat = HOLD_REPEAT;
-		if (bpf_prog_test_run_opts(w->hold_fd, &opts) || opts.retval > 1) {
-			fprintf(stderr, "cpu %d: holding run failed or retval %u\n", w->cpu,
-				opts.retval);
-			__sync_fetch_and_add(&failed, 1);
+		if (!run_holding(w, w->hold_fd, "holding", &w->hold_throws))
 			break;
-		}
-		if (opts.retval)
-			__sync_fetch_and_add(&ring_full, 1);
-		w->hold_throws += HOLD_REPEAT;
-
 		/* The same from a bpf_loop() callback (not with kCFI, which
 		 * traps on 6.1's call of a BPF callback from C)
 		 */
-		if (w->loop_fd < 0)
-			continue;
-		if (bpf_prog_test_run_opts(w->loop_fd, &opts) || opts.retval > 1) {
-			fprintf(stderr, "cpu %d: callback run failed or retval %u\n", w->cpu,
-				opts.retval);
-			__sync_fetch_and_add(&failed, 1);
+		if (w->loop_fd >= 0 &&
+		    !run_holding(w, w->loop_fd, "callback", &w->loop_throws))
 			break;
-		}
-		if (opts.retval)
-			__sync_fetch_and_add(&ring_full, 1);
-		w->loop_throws += HOLD_REPEAT;
 	}
 	return NULL;
 }
