@@ -14,11 +14,12 @@ help:
 	@echo "make regress  the tree's BPF tests on the baseline and patched kernels"
 	@echo "make shell    boot the guest with an interactive shell"
 	@echo "make build    build kernel, test runner and initramfs only"
-	@echo "make cross-build  build the series for s390x and ppc64el (no guest)"
+	@echo "make cross-build  build the series for s390x and ppc64el (no boot)"
 	@echo "make deb      Debian packages of the kernel with Debian's config"
 	@echo "make debian-vm  boot a Debian 12 system with them and use it"
 	@echo "FLAVOUR=debian, debian-rt  (with check, build, deb, debian-vm) Debian's config"
 	@echo "ARCH=arm64    (with run, check, bench, regress, build, shell) the arm64 guest"
+	@echo "ARCH=s390x    (with check, build, shell) the s390x guest"
 
 run:
 	harness/run-demo.sh

@@ -13,11 +13,26 @@ source "$(dirname "$0")/lib.sh"
 # assertion macros' test (asserts/) built with each compiler and -mcpu,
 # and on x86-64 the JIT check (mitigations/), reported in test_progs'
 # format.
-# Tests that 6.1 cannot run on a flavour's kernel, each with the reason in
-# harness/config/skip-$FLAVOUR.list: not run, and reported as skipped.
-skips=
-if [ -f "$HARNESS/config/skip-$FLAVOUR.list" ]; then
-	skips=$(list_entries "$HARNESS/config/skip-$FLAVOUR.list" | xargs)
+# Tests that 6.1 cannot run on a flavour's kernel or on an architecture,
+# each with the reason in harness/config/skip-$FLAVOUR.list or
+# skip-$BPFEXC_ARCH.list: not run, and those of the tests chosen
+# (build.sh) reported as skipped, with where it says why; and where the
+# JIT has no exceptions (EXCEPTIONS_JIT, lib.sh), the exceptions suite,
+# whose programs would not load.
+skips= skip_notes=
+for list in "skip-$FLAVOUR.list" "skip-$BPFEXC_ARCH.list"; do
+	[ -f "$HARNESS/config/$list" ] || continue
+	while read -r t; do
+		grep -qxF "${t%%/*}" "$GUEST/tests-chosen.list" || continue
+		skips+="${skips:+ }$t" skip_notes+="$t (not on this kernel: $list)"$'\n'
+	done < <(list_entries "$HARNESS/config/$list")
+done
+# (and the tree's programs converted to assertions, which build.sh does
+# not build there)
+if ((!EXCEPTIONS_JIT)); then
+	skips+="${skips:+ }exceptions*"
+	skip_notes+="exceptions* (the $BPFEXC_ARCH JIT has no exceptions: EXCEPTIONS_JIT, lib.sh)"$'\n'
+	skip_notes+="convert/ (the tree's programs with assertions, not built: EXCEPTIONS_JIT, lib.sh)"$'\n'
 fi
 guest_cmd='./test_progs'
 [ -z "$skips" ] || guest_cmd+=" -d $(printf '%q' "${skips// /,}")"
@@ -52,8 +67,8 @@ set -e
 
 set +e
 # (a selection reports none of them)
-[ -z "${1:-}" ] || skips=
-tally=$(awk -v vmrc="$vmrc" -v skips="$skips" -v flavour="$FLAVOUR" "$TEST_PROGS_AWK"'
+[ -z "${1:-}" ] || skip_notes=
+tally=$(SKIP_NOTES=$skip_notes awk -v vmrc="$vmrc" "$TEST_PROGS_AWK"'
 	test_progs_result() { tp_keep() }
 	END {
 		for (i = 1; i <= tp_n; i++) {
@@ -63,10 +78,10 @@ tally=$(awk -v vmrc="$vmrc" -v skips="$skips" -v flavour="$FLAVOUR" "$TEST_PROGS
 			else if (r == "SKIP") { s++; printf "SKIP %s\n", tp_names[i] }
 			else { f++; printf "FAIL %s\n", tp_names[i] }
 		}
-		ns = split(skips, sk, " ")
-		for (i = 1; i <= ns; i++) {
+		ns = split(ENVIRON["SKIP_NOTES"], sk, "\n")
+		for (i = 1; i < ns; i++) {
 			s++
-			printf "SKIP %s (not on this kernel: skip-%s.list)\n", sk[i], flavour
+			printf "SKIP %s\n", sk[i]
 		}
 		if (vmrc == 124) { f++; print "FAIL guest: hung (timeout)" }
 		else if (vmrc == 125) { f++; print "FAIL guest: crashed or kernel splat" }

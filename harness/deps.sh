@@ -27,7 +27,15 @@ arm64)
 	# Debian's busybox-static for arm64 (harness/busybox.sh).
 	PKGS+=(gcc-aarch64-linux-gnu qemu-system-arm
 	       libelf-dev:arm64 zlib1g-dev:arm64 libc6-dev:arm64 libbpf-dev:arm64) ;;
-s390x) PKGS+=(gcc-s390x-linux-gnu) ;;
+s390x)
+	PKGS+=(gcc-s390x-linux-gnu)
+	# The same for the s390x guest (not for the build-only flavour),
+	# but Debian's s390x libraries cannot be installed beside the
+	# host's (XLIBS, below): the cross compiler's own glibc, and libelf
+	# and zlib unpacked.  bpftool runs under QEMU's user-mode emulation
+	# on the big-endian guest's BPF objects (harness/selftests.mk).
+	[ "$FLAVOUR" = build-only ] ||
+		PKGS+=(libc6-dev-s390x-cross qemu-system-misc qemu-user-static) ;;
 ppc64el) PKGS+=(gcc-powerpc64le-linux-gnu) ;;
 esac
 # The kernel built with clang and lld 16 (FLAVOUR=clang-cfi)
@@ -46,12 +54,34 @@ done
 if ((${#missing[@]})); then
 	log "installing: ${missing[*]}"
 	[ "$(id -u)" = 0 ] || die "need root to install: ${missing[*]}"
-	if [[ "${missing[*]}" == *:arm64* ]] && ! dpkg --print-foreign-architectures | grep -qx arm64; then
-		dpkg --add-architecture arm64
-	fi
+	for p in "${missing[@]}"; do
+		[[ $p == *:* ]] || continue
+		dpkg --print-foreign-architectures | grep -qx "${p#*:}" ||
+			dpkg --add-architecture "${p#*:}"
+	done
 	apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
 		"${missing[@]}" >/dev/null
+fi
+# XLIBS (lib.sh): the static libelf and zlib of an architecture that
+# Debian's security archive does not serve (s390x): the host's zlib1g,
+# linux-libc-dev and libssl3, updated there, and the architecture's, not,
+# which its libelf-dev, zlib1g-dev and libc6-dev need, cannot be installed
+# side by side (a multiarch package's versions must match), so its -dev
+# packages of libelf and zlib are unpacked into the cache, headers and
+# static libraries
+if [ -n "$XLIBS" ] && [ "$FLAVOUR" != build-only ] && [ ! -f "$XLIBS/lib/libz.a" ]; then
+	tmp=$(mktemp -d)
+	chmod 755 "$tmp"	# apt downloads as _apt
+	(cd "$tmp" && apt-get download -qq "libelf-dev:$BPFEXC_ARCH" "zlib1g-dev:$BPFEXC_ARCH" >/dev/null 2>&1) ||
+		die "cannot download libelf-dev:$BPFEXC_ARCH zlib1g-dev:$BPFEXC_ARCH"
+	for deb in "$tmp"/*.deb; do dpkg-deb -x "$deb" "$tmp/root"; done
+	mkdir -p "$tmp/libs/lib" "$CACHE"
+	mv "$tmp/root/usr/include" "$tmp/libs/include"
+	mv "$tmp/root/usr/lib/${CROSS_COMPILE%-}"/*.a "$tmp/libs/lib/"
+	rm -rf "$XLIBS"
+	mv "$tmp/libs" "$XLIBS"
+	rm -rf "$tmp"
 fi
 # arm64's Debian configs, unpacked from their package (it cannot be
 # installed beside the host's)

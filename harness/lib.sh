@@ -22,7 +22,8 @@ KSRC=${BPFEXC_KSRC:-$CACHE/linux-source-6.1}
 # Kernel flavour: lean (default) or another fragment in harness/config/.
 FLAVOUR=${FLAVOUR:-lean}
 
-# Target architecture: x86_64 (default) or arm64, from `make ... ARCH=arm64`.
+# Target architecture: x86_64 (default), arm64, s390x or ppc64el, from
+# `make ... ARCH=arm64`.
 # The tools' makefiles (libbpf, bpftool) read ARCH too, and bpftool must be
 # built for the host: every kernel or cross build is given ARCH explicitly
 # ($KMAKE below), and the environment keeps BPFEXC_ARCH instead.
@@ -51,6 +52,9 @@ case $BPFEXC_ARCH in x86_64 | arm64) EXCEPTIONS_JIT=1 ;; *) EXCEPTIONS_JIT=0 ;; 
 # Whether the demo and the apps (examples/, asserts/, bench/, stress/,
 # fuzz/) run there: built against Debian's libbpf for that architecture.
 case $BPFEXC_ARCH in x86_64 | arm64) APPS=1 ;; *) APPS=0 ;; esac
+# The guest's libelf and zlib, headers and static libraries, where they
+# are not installed as multiarch packages (deps.sh says why)
+case $BPFEXC_ARCH in s390x) XLIBS=$CACHE/libs-$BPFEXC_ARCH ;; *) XLIBS= ;; esac
 # make -C <kernel tree or build dir> for the target architecture: with
 # gcc, or for the clang-cfi flavour with Debian's clang and lld 16, as
 # Android's and ChromeOS's kernels are built

@@ -24,7 +24,7 @@ tests=$(ls "$KSRC"/tools/testing/selftests/bpf/prog_tests/*.c | xargs -n1 basena
 	-e '/^$/d' "$HARNESS/regress-exclude.list") | xargs)
 log "building test_verifier and test_progs ($(wc -w <<<"$tests") tests)"
 make -s -j"$(nproc)" -f "$HARNESS/selftests.mk" KSRC="$KSRC" KBUILD="$KBUILD" \
-	XARCH="$SRCARCH" XCROSS="$CROSS_COMPILE" OUT="$out/selftests" TESTS="$tests" all "$out/selftests/test_verifier" \
+	XARCH="$SRCARCH" XCROSS="$CROSS_COMPILE" XLIBS="$XLIBS" OUT="$out/selftests" TESTS="$tests" all "$out/selftests/test_verifier" \
 	>"$out/selftests.log" 2>&1 || { tail -n 20 "$out/selftests.log"; die "build failed"; }
 BPFEXC_GUEST=$out "$HARNESS/initramfs.sh" "$out/selftests" "$out/selftests/test_verifier"
 

@@ -17,6 +17,9 @@
 #         libraries of that architecture.  Named so that the tools'
 #         makefiles (which read ARCH and CROSS_COMPILE) build bpftool for
 #         the host.
+#         XLIBS (optional: a directory with the target's libelf and zlib,
+#         include/ and lib/, where they are not installed as multiarch
+#         packages; harness/deps.sh).
 # Targets: all (test_progs and the BPF objects), test_verifier.
 
 ST      := $(KSRC)/tools/testing/selftests/bpf
@@ -26,12 +29,32 @@ CC      := $(XCROSS)gcc
 LDFLAGS := -static
 # the target's <asm/...> for BPF programs that include system headers
 XMULTIARCH := $(shell $(CC) -print-multiarch)
+ifneq ($(XLIBS),)
+XLIBS_CFLAGS := -I$(XLIBS)/include
+LDFLAGS += -L$(XLIBS)/lib
 endif
+endif
+# The target's byte order, found as the tree's Makefile finds it: the BPF
+# objects are built for it (-mbig-endian makes clang's -target bpf bpfeb).
+IS_LITTLE_ENDIAN := $(shell $(CC) -dM -E - </dev/null | \
+		      grep 'define __BYTE_ORDER__ __ORDER_LITTLE_ENDIAN__')
+MENDIAN := $(if $(IS_LITTLE_ENDIAN),-mlittle-endian,-mbig-endian)
 CLANG   ?= clang
 LLVM_STRIP ?= llvm-strip
 LIBBPF  := $(OUT)/libbpf/libbpf.a
 INC     := $(OUT)/usr/include
 BPFTOOL := $(OUT)/bpftool/bootstrap/bpftool
+# 6.1's libbpf opens, links and makes skeletons of BPF objects of the
+# host's byte order only ("endianness mismatch"): for a big-endian target
+# bpftool is built for the target, linked statically, and run under
+# QEMU's user-mode emulation, as it would run on the target itself.
+ifeq ($(IS_LITTLE_ENDIAN),)
+BPFTOOL_VARS := HOSTCC=$(CC) HOSTLD=$(XCROSS)ld HOSTAR=$(XCROSS)ar \
+		EXTRA_CFLAGS='$(XLIBS_CFLAGS)' EXTRA_LDFLAGS='$(LDFLAGS)'
+BPFTOOL_RUN := qemu-$(firstword $(subst -, ,$(XMULTIARCH)))-static $(BPFTOOL)
+else
+BPFTOOL_RUN := $(BPFTOOL)
+endif
 VMLINUX_H := $(OUT)/vmlinux.h
 
 # A test or program found in the tree, else in CONV
@@ -58,13 +81,17 @@ EXTRA_OBJS := $(patsubst %.c,$(OUT)/%.o,$(EXTRA_SRCS))
 TEST_OBJS  := $(patsubst %,$(OUT)/%.test.o,$(TESTS))
 
 CFLAGS := -g -O0 -Wall -Werror -I$(OUT) -I$(ST) -I$(INC) \
-	  -I$(KSRC)/tools/include -I$(KSRC)/tools/include/uapi -I$(KSRC)/tools/lib
+	  -I$(KSRC)/tools/include -I$(KSRC)/tools/include/uapi -I$(KSRC)/tools/lib \
+	  $(XLIBS_CFLAGS)
 LDLIBS := -lelf -lz -lrt -lpthread
 
+# (the target's multiarch headers in place of the host's: those of its
+# libc6-dev, or where only the cross compiler's libc is installed, those)
+XSYS_INCLUDE = $(firstword $(wildcard /usr/include/$(XMULTIARCH) /usr/$(XMULTIARCH)/include))
 CLANG_SYS_INCLUDES := $(shell $(CLANG) -v -E - </dev/null 2>&1 \
 	| sed -n '/<...> search starts here:/,/End of search list./{ s| \(/.*\)|-idirafter \1|p }' \
-	$(if $(XMULTIARCH),| sed 's|/$(shell $(CLANG) -print-multiarch)$$|/$(XMULTIARCH)|'))
-BPF_CFLAGS := -g -O2 -Werror -D__TARGET_ARCH_$(XARCH) -mlittle-endian \
+	$(if $(XMULTIARCH),| sed 's|/usr/include/$(shell $(CLANG) -print-multiarch)$$|$(XSYS_INCLUDE)|'))
+BPF_CFLAGS := -g -O2 -Werror -D__TARGET_ARCH_$(XARCH) $(MENDIAN) \
 	      -I$(OUT) -I$(INC) -I$(ST) -I$(KSRC)/tools/include/uapi \
 	      $(CLANG_SYS_INCLUDES) -Wno-compare-distinct-pointer-types
 
@@ -74,15 +101,15 @@ $(LIBBPF) &:
 	mkdir -p $(OUT)/libbpf
 	$(MAKE) -s -C $(KSRC)/tools/lib/bpf OUTPUT=$(OUT)/libbpf/ \
 		$(if $(XCROSS),ARCH=$(XARCH) CROSS_COMPILE=$(XCROSS)) \
-		DESTDIR=$(OUT)/usr prefix= EXTRA_CFLAGS='-g -O2' \
+		DESTDIR=$(OUT)/usr prefix= EXTRA_CFLAGS='-g -O2 $(XLIBS_CFLAGS)' \
 		$(LIBBPF) install_headers
 
 $(BPFTOOL):
 	mkdir -p $(OUT)/bpftool
-	$(MAKE) -s -C $(KSRC)/tools/bpf/bpftool OUTPUT=$(OUT)/bpftool/ bootstrap
+	$(MAKE) -s -C $(KSRC)/tools/bpf/bpftool OUTPUT=$(OUT)/bpftool/ $(BPFTOOL_VARS) bootstrap
 
 $(VMLINUX_H): $(KBUILD)/vmlinux | $(BPFTOOL)
-	$(BPFTOOL) btf dump file $< format c > $@.tmp && mv $@.tmp $@
+	$(BPFTOOL_RUN) btf dump file $< format c > $@.tmp && mv $@.tmp $@
 
 $(OUT)/%.bpf.o: $(ST)/progs/%.c $(wildcard $(ST)/progs/*.h) $(VMLINUX_H) | $(LIBBPF)
 	$(CLANG) $(BPF_CFLAGS) -target bpf -mcpu=v3 -c $< -o $@
@@ -98,13 +125,13 @@ endif
 # Like the tree's Makefile: link the object through bpftool (static
 # linking normalises it) and generate the skeleton.
 $(OUT)/%.linked.o: $(OUT)/%.bpf.o | $(BPFTOOL)
-	$(BPFTOOL) gen object $@ $<
+	$(BPFTOOL_RUN) gen object $@ $<
 
 $(OUT)/%.skel.h: $(OUT)/%.linked.o
-	$(BPFTOOL) gen skeleton $< name $* > $@
+	$(BPFTOOL_RUN) gen skeleton $< name $* > $@
 
 $(OUT)/%.lskel.h: $(OUT)/%.linked.o
-	$(BPFTOOL) gen skeleton -L $< name $*_lskel > $@
+	$(BPFTOOL_RUN) gen skeleton -L $< name $*_lskel > $@
 
 # tests.h follows the list of tests, not only their sources
 TESTS_STAMP := $(OUT)/prog_tests/tests.list

@@ -63,15 +63,25 @@ arm64)
 	# virt has one UART; the results port is a virtio console.  QEMU's
 	# own pointer authentication algorithm is much faster under TCG.
 	machine=(qemu-system-aarch64 -M virt -cpu max,pauth-impdef=on)
-	console=ttyAMA0 results=hvc0
+	console=ttyAMA0 results=hvc0 virtio_serial=virtio-serial-device ;;
+s390x)
+	# The first -serial is the SCLP's VT220 terminal; the results port
+	# is a virtio console on the channel subsystem, as the SCLP's other
+	# terminal is a line-mode one.
+	machine=(qemu-system-s390x -M s390-ccw-virtio -cpu max)
+	console=ttysclp0 results=hvc0 virtio_serial=virtio-serial-ccw ;;
+*) die "no guest for $BPFEXC_ARCH (built only, see harness/cross-build.sh)" ;;
+esac
+# The results port as a virtio console, where the machine has one serial
+# port
+if [ -n "${virtio_serial:-}" ]; then
 	ports() {
 		local res=null
 		[[ $2 == file:* ]] && res="file,path=${2#file:}"
-		port_opts=(-serial "$1" -device virtio-serial-device
+		port_opts=(-serial "$1" -device "$virtio_serial"
 			-chardev "$res,id=results" -device virtconsole,chardev=results)
-	} ;;
-*) die "no guest for $BPFEXC_ARCH (built only, see harness/cross-build.sh)" ;;
-esac
+	}
+fi
 append="console=$console panic=-1 oops=panic nokaslr bpfexc.results=$results"
 qemu=("${machine[@]}" -accel tcg "${cpus[@]}" -m "${VM_MEM:-1G}"
 	-kernel "$kernel" -initrd "$run/initrd" -no-reboot -nographic
