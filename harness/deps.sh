@@ -36,7 +36,12 @@ s390x)
 	# on the big-endian guest's BPF objects (harness/selftests.mk).
 	[ "$FLAVOUR" = build-only ] ||
 		PKGS+=(libc6-dev-s390x-cross qemu-system-misc qemu-user-static) ;;
-ppc64el) PKGS+=(gcc-powerpc64le-linux-gnu) ;;
+ppc64el)
+	PKGS+=(gcc-powerpc64le-linux-gnu)
+	# The same for the ppc64el guest, as for arm64
+	[ "$FLAVOUR" = build-only ] ||
+		PKGS+=(qemu-system-ppc
+		       libelf-dev:ppc64el zlib1g-dev:ppc64el libc6-dev:ppc64el) ;;
 esac
 # The kernel built with clang and lld 16 (FLAVOUR=clang-cfi)
 [ "$FLAVOUR" = clang-cfi ] && PKGS+=(lld-16 llvm-16)

@@ -70,7 +70,14 @@ s390x)
 	# terminal is a line-mode one.
 	machine=(qemu-system-s390x -M s390-ccw-virtio -cpu max)
 	console=ttysclp0 results=hvc0 virtio_serial=virtio-serial-ccw ;;
-*) die "no guest for $BPFEXC_ARCH (built only, see harness/cross-build.sh)" ;;
+ppc64el)
+	# Each -serial is a virtual console of the hypervisor (spapr-vty).
+	# A POWER9, with the radix MMU; the speculation controls as TCG has
+	# them (none), which QEMU would otherwise warn of at every boot.
+	machine=(qemu-system-ppc64 -cpu power9
+		 -M pseries,cap-cfpc=broken,cap-sbbc=broken,cap-ibs=broken,cap-ccf-assist=off)
+	console=hvc0 results=hvc1
+	ports() { port_opts=(-serial "$1" -serial "$2"); } ;;
 esac
 # The results port as a virtio console, where the machine has one serial
 # port
