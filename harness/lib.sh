@@ -48,7 +48,7 @@ esac
 export BPFEXC_ARCH
 # Whether the series' JIT support for exceptions covers the architecture:
 # the exceptions suite and the converted programs run only there.
-case $BPFEXC_ARCH in x86_64 | arm64 | s390x) EXCEPTIONS_JIT=1 ;; *) EXCEPTIONS_JIT=0 ;; esac
+case $BPFEXC_ARCH in x86_64 | arm64 | s390x | ppc64el) EXCEPTIONS_JIT=1 ;; *) EXCEPTIONS_JIT=0 ;; esac
 # Whether the demo and the apps (examples/, asserts/, bench/, stress/,
 # fuzz/) run there: built against Debian's libbpf for that architecture.
 case $BPFEXC_ARCH in x86_64 | arm64) APPS=1 ;; *) APPS=0 ;; esac
