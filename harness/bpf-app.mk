@@ -15,6 +15,10 @@
 #                 Debian's, -lbpf)
 #   BPF_ARCH      the kernel's name of the target architecture, for
 #                 bpf_tracing.h (default x86)
+#   BPF_TARGET    clang's target of the BPF object: bpf, the host's byte
+#                 order (default), or bpfeb for a big-endian guest (s390x)
+#   BPFTOOL       the bpftool that dumps vmlinux.h and makes the skeleton
+#                 (default: Debian's)
 #   CC, LDFLAGS   the loader's compiler and link flags (a cross compiler
 #                 and -static for another architecture)
 
@@ -25,7 +29,8 @@ BPFTOOL ?= bpftool
 # in the assertion macros, is zero-extended with two shifts.
 BPF_CPU ?= v3
 BPF_ARCH ?= x86
-BPF_CFLAGS := -g -O2 -target bpf -mcpu=$(BPF_CPU) -D__TARGET_ARCH_$(BPF_ARCH) -Wall -Werror
+BPF_TARGET ?= bpf
+BPF_CFLAGS := -g -O2 -target $(BPF_TARGET) -mcpu=$(BPF_CPU) -D__TARGET_ARCH_$(BPF_ARCH) -Wall -Werror
 # Objects are rebuilt when this file (their flags) changes.
 THIS_MK := $(lastword $(MAKEFILE_LIST))
 

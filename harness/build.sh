@@ -14,7 +14,7 @@ source "$(dirname "$0")/lib.sh"
 # the JIT supports exceptions (lib.sh), also the tree's programs converted
 # to assertions (convert/) with the tree's own tests of them run on the
 # converted ones; and where they run (lib.sh), the demo and apps built
-# with Debian's clang and libbpf.
+# with Debian's clang and libbpf (or the benchmark alone, BENCH_APPS).
 # A whole test that harness/config/skip-$BPFEXC_ARCH.list names cannot run
 # there and is not built either (check.sh reports it as skipped): its
 # programs may not even compile against that kernel's BTF.
@@ -47,5 +47,8 @@ apps=()
 if ((APPS)); then
 	log "building the demo and the benchmark with Debian's clang and libbpf"
 	mapfile -t apps < <("$HARNESS/build-apps.sh")
+elif ((BENCH_APPS)); then
+	log "building the benchmark with Debian's clang and libbpf"
+	mapfile -t apps < <("$HARNESS/build-apps.sh" --bench)
 fi
 "$HARNESS/initramfs.sh" "$GUEST/selftests" "${apps[@]}" "$@"

@@ -32,8 +32,9 @@ s390x)
 	# The same for the s390x guest (not for the build-only flavour),
 	# but Debian's s390x libraries cannot be installed beside the
 	# host's (XLIBS, below): the cross compiler's own glibc, and libelf
-	# and zlib unpacked.  bpftool runs under QEMU's user-mode emulation
-	# on the big-endian guest's BPF objects (harness/selftests.mk).
+	# and zlib (and libbpf, for the bench) unpacked.  bpftool runs under
+	# QEMU's user-mode emulation on the big-endian guest's BPF objects
+	# (harness/selftests.mk, build-apps.sh).
 	[ "$FLAVOUR" = build-only ] ||
 		PKGS+=(libc6-dev-s390x-cross qemu-system-misc qemu-user-static) ;;
 ppc64el)
@@ -41,7 +42,8 @@ ppc64el)
 	# The same for the ppc64el guest, as for arm64
 	[ "$FLAVOUR" = build-only ] ||
 		PKGS+=(qemu-system-ppc
-		       libelf-dev:ppc64el zlib1g-dev:ppc64el libc6-dev:ppc64el) ;;
+		       libelf-dev:ppc64el zlib1g-dev:ppc64el libc6-dev:ppc64el
+		       libbpf-dev:ppc64el) ;;
 esac
 # The kernel built with clang and lld 16 (FLAVOUR=clang-cfi)
 [ "$FLAVOUR" = clang-cfi ] && PKGS+=(lld-16 llvm-16)
@@ -74,12 +76,13 @@ fi
 # which its libelf-dev, zlib1g-dev and libc6-dev need, cannot be installed
 # side by side (a multiarch package's versions must match), so its -dev
 # packages of libelf and zlib are unpacked into the cache, headers and
-# static libraries
-if [ -n "$XLIBS" ] && [ "$FLAVOUR" != build-only ] && [ ! -f "$XLIBS/lib/libz.a" ]; then
+# static libraries, and libbpf's, which the bench links (build-apps.sh)
+xlibs_pkgs=("libelf-dev:$BPFEXC_ARCH" "zlib1g-dev:$BPFEXC_ARCH" "libbpf-dev:$BPFEXC_ARCH")
+if [ -n "$XLIBS" ] && [ "$FLAVOUR" != build-only ] && [ ! -f "$XLIBS/lib/libbpf.a" ]; then
 	tmp=$(mktemp -d)
 	chmod 755 "$tmp"	# apt downloads as _apt
-	(cd "$tmp" && apt-get download -qq "libelf-dev:$BPFEXC_ARCH" "zlib1g-dev:$BPFEXC_ARCH" >/dev/null 2>&1) ||
-		die "cannot download libelf-dev:$BPFEXC_ARCH zlib1g-dev:$BPFEXC_ARCH"
+	(cd "$tmp" && apt-get download -qq "${xlibs_pkgs[@]}" >/dev/null 2>&1) ||
+		die "cannot download ${xlibs_pkgs[*]}"
 	for deb in "$tmp"/*.deb; do dpkg-deb -x "$deb" "$tmp/root"; done
 	mkdir -p "$tmp/libs/lib" "$CACHE"
 	mv "$tmp/root/usr/include" "$tmp/libs/include"
