@@ -19,7 +19,7 @@ help:
 	@echo "make debian-vm  boot a Debian 12 system with them and use it"
 	@echo "FLAVOUR=debian, debian-rt  (with check, build, deb, debian-vm) Debian's config"
 	@echo "ARCH=arm64    (with run, check, bench, regress, build, shell) the arm64 guest"
-	@echo "ARCH=s390x, ppc64el  (with check, bench, build, shell) their guests"
+	@echo "ARCH=s390x, ppc64el  (with check, bench, regress, build, shell) their guests"
 
 run:
 	harness/run-demo.sh

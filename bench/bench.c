@@ -42,22 +42,23 @@
 /*
  * What the guest's JIT cannot run, as docs/limits.md says: NULL where it
  * can, else why not.  6.1's s390x and ppc64el JITs (the bench runs on the
- * architecture it is built for) return the catching helpers' struct in
- * memory, so a helper's callback may not throw (section 2d), and do not
- * mix tail calls with subprogs, as the flow dissector converted to
- * assertions does with its exception callback (section 4).  s390x's 6.1
- * offers no bpf_probe_read_str(), which the profiler calls.
+ * architecture it is built for) do not mix tail calls with subprogs, as
+ * the flow dissector converted to assertions does with its exception
+ * callback (section 4).  The s390x ABI returns the catching helpers'
+ * struct in memory, so a helper's callback may not throw there (section
+ * 2d); and s390x's 6.1 offers no bpf_probe_read_str(), which the profiler
+ * calls.
  */
 #if defined(__s390x__) || defined(__powerpc64__)
-#define NO_CALLBACK_THROW "a helper's callback may not throw on this JIT"
 #define NO_SUBPROG_TAIL_CALLS "no tail calls beside subprogs on this JIT"
 #else
-#define NO_CALLBACK_THROW ((const char *)NULL)
 #define NO_SUBPROG_TAIL_CALLS ((const char *)NULL)
 #endif
 #ifdef __s390x__
+#define NO_CALLBACK_THROW "a helper's callback may not throw on this JIT"
 #define NO_PROBE_READ "no bpf_probe_read_str() on s390x"
 #else
+#define NO_CALLBACK_THROW ((const char *)NULL)
 #define NO_PROBE_READ ((const char *)NULL)
 #endif
 
