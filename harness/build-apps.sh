@@ -6,7 +6,7 @@
 # outside the kernel tree would get it.  Prints the binaries built.
 #   build-apps.sh [--bench]
 # --bench: the benchmark alone, with the BPF objects it loads (the demo's
-# parser among them), for a guest where only it runs (BENCH_APPS, lib.sh).
+# parser among them), for a guest where only it runs (APPS, lib.sh).
 source "$(dirname "$0")/lib.sh"
 
 bench_only=0

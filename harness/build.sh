@@ -14,25 +14,20 @@ source "$(dirname "$0")/lib.sh"
 # the JIT supports exceptions (lib.sh), also the tree's programs converted
 # to assertions (convert/) with the tree's own tests of them run on the
 # converted ones; and where they run (lib.sh), the demo and apps built
-# with Debian's clang and libbpf (or the benchmark alone, BENCH_APPS).
+# with Debian's clang and libbpf (elsewhere the benchmark alone).
 # A whole test that harness/config/skip-$BPFEXC_ARCH.list names cannot run
 # there and is not built either (check.sh reports it as skipped): its
 # programs may not even compile against that kernel's BTF.
 lists=("$HARNESS/tests.list")
 [ -f "$HARNESS/tests-$BPFEXC_ARCH.list" ] && lists+=("$HARNESS/tests-$BPFEXC_ARCH.list")
 tests=$(list_entries "${lists[@]}")
-conv=
-if ((EXCEPTIONS_JIT)); then
-	conv=$GUEST/convert
-	tests+=$'\n'$("$HARNESS/convert.sh" "$KSRC" "$conv")
-fi
+conv=$GUEST/convert
+tests+=$'\n'$("$HARNESS/convert.sh" "$KSRC" "$conv")
 # (the tests chosen, for check.sh, which reports what a skip list names
 # of them)
 mkdir -p "$GUEST"
 echo "$tests" > "$GUEST/tests-chosen.list"
-arch_skips=
-[ -f "$HARNESS/config/skip-$BPFEXC_ARCH.list" ] &&
-	arch_skips=$(list_entries "$HARNESS/config/skip-$BPFEXC_ARCH.list" | grep -v / || true)
+arch_skips=$(arch_skipped_tests)
 tests=$(grep -vxF -f <(echo "$arch_skips") <<<"$tests" | xargs)
 log "building test runner: $tests"
 start=$SECONDS
@@ -47,7 +42,7 @@ apps=()
 if ((APPS)); then
 	log "building the demo and the benchmark with Debian's clang and libbpf"
 	mapfile -t apps < <("$HARNESS/build-apps.sh")
-elif ((BENCH_APPS)); then
+else
 	log "building the benchmark with Debian's clang and libbpf"
 	mapfile -t apps < <("$HARNESS/build-apps.sh" --bench)
 fi

@@ -16,9 +16,7 @@ source "$(dirname "$0")/lib.sh"
 # Tests that 6.1 cannot run on a flavour's kernel or on an architecture,
 # each with the reason in harness/config/skip-$FLAVOUR.list or
 # skip-$BPFEXC_ARCH.list: not run, and those of the tests chosen
-# reported as skipped, with where it says why; and where the JIT has no
-# exceptions (EXCEPTIONS_JIT, lib.sh), the exceptions suite, whose
-# programs would not load.  (The tests chosen: the runner's, by the names
+# reported as skipped, with where it says why.  (The tests chosen: the runner's, by the names
 # test_progs knows them by, and the whole tests that build.sh left out.)
 chosen=$(cat "$GUEST/tests-chosen.list"
 	 sed -n 's/^DEFINE_TEST(\(.*\))$/\1/p' "$GUEST/selftests/prog_tests/tests.h")
@@ -30,13 +28,6 @@ for list in "skip-$FLAVOUR.list" "skip-$BPFEXC_ARCH.list"; do
 		skips+="${skips:+ }$t" skip_notes+="$t (not on this kernel: $list)"$'\n'
 	done < <(list_entries "$HARNESS/config/$list")
 done
-# (and the tree's programs converted to assertions, which build.sh does
-# not build there)
-if ((!EXCEPTIONS_JIT)); then
-	skips+="${skips:+ }exceptions*"
-	skip_notes+="exceptions* (the $BPFEXC_ARCH JIT has no exceptions: EXCEPTIONS_JIT, lib.sh)"$'\n'
-	skip_notes+="convert/ (the tree's programs with assertions, not built: EXCEPTIONS_JIT, lib.sh)"$'\n'
-fi
 guest_cmd='./test_progs'
 [ -z "$skips" ] || guest_cmd+=" -d $(printf '%q' "${skips// /,}")"
 if [ -n "${1:-}" ]; then

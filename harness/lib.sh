@@ -46,18 +46,14 @@ ppc64el | ppc64le | powerpc)
 *) printf 'error: unknown ARCH %s (x86_64, arm64, s390x, ppc64el)\n' "$BPFEXC_ARCH" >&2; exit 1 ;;
 esac
 export BPFEXC_ARCH
-# Whether the series' JIT support for exceptions covers the architecture:
-# the exceptions suite and the converted programs run only there.
-case $BPFEXC_ARCH in x86_64 | arm64 | s390x | ppc64el) EXCEPTIONS_JIT=1 ;; *) EXCEPTIONS_JIT=0 ;; esac
+# The series' JITs support exceptions on every architecture above.
 # Whether the demo and the apps (examples/, asserts/, bench/, stress/,
 # fuzz/) run there: built against Debian's libbpf for that architecture.
+# Elsewhere (s390x and ppc64el, whose 6.1 JITs lack what the stress test
+# and the fuzzer throw through: trampolines, tail calls beside subprogs)
+# the bench runs alone (build-apps.sh --bench), leaving out what it
+# measures of those (bench/bench.c).
 case $BPFEXC_ARCH in x86_64 | arm64) APPS=1 ;; *) APPS=0 ;; esac
-# Whether the bench (bench/) runs there: where the apps do, and alone
-# (build-apps.sh --bench) on s390x and ppc64el, whose 6.1 JITs lack what
-# the stress test and the fuzzer throw through (trampolines, throws from
-# helpers' callbacks, tail calls beside subprogs); the bench leaves out
-# what it measures of those there (bench/bench.c).
-case $BPFEXC_ARCH in x86_64 | arm64 | s390x | ppc64el) BENCH_APPS=1 ;; *) BENCH_APPS=0 ;; esac
 # The guest's libelf and zlib, headers and static libraries, where they
 # are not installed as multiarch packages (deps.sh says why)
 case $BPFEXC_ARCH in s390x) XLIBS=$CACHE/libs-$BPFEXC_ARCH ;; *) XLIBS= ;; esac
@@ -122,6 +118,14 @@ die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 # comments, blank lines and the spaces around an entry.
 list_entries() {
 	sed -e 's/#.*//' -e 's/^[[:space:]]*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$@"
+}
+
+# arch_skipped_tests: the whole tests that harness/config/
+# skip-$BPFEXC_ARCH.list names (not its subtests), one a line: they do not
+# build or run on the architecture.
+arch_skipped_tests() {
+	[ -f "$HARNESS/config/skip-$BPFEXC_ARCH.list" ] || return 0
+	list_entries "$HARNESS/config/skip-$BPFEXC_ARCH.list" | grep -v / || true
 }
 
 # series_patches: the patch files that patches/series lists, in order, one

@@ -22,9 +22,7 @@ cp "$out/baseline/bpf_testmod/bpf_testmod.ko" "$out/selftests/bpf_testmod-baseli
 cp "$GUEST/bpf_testmod/bpf_testmod.ko" "$out/selftests/bpf_testmod-patched.ko"
 # Left out too: the whole tests that the architecture's skip list names,
 # which do not build or run there
-excluded=$(list_entries "$HARNESS/regress-exclude.list")
-[ -f "$HARNESS/config/skip-$BPFEXC_ARCH.list" ] &&
-	excluded+=$'\n'$(list_entries "$HARNESS/config/skip-$BPFEXC_ARCH.list" | grep -v / || true)
+excluded=$(list_entries "$HARNESS/regress-exclude.list"; arch_skipped_tests)
 tests=$(ls "$KSRC"/tools/testing/selftests/bpf/prog_tests/*.c | xargs -n1 basename |
 	sed 's/\.c$//' | grep -vxF -f <(echo "$excluded") | xargs)
 log "building test_verifier and test_progs ($(wc -w <<<"$tests") tests)"
