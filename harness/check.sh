@@ -16,8 +16,9 @@ source "$(dirname "$0")/lib.sh"
 # Tests that 6.1 cannot run on a flavour's kernel or on an architecture,
 # each with the reason in harness/config/skip-$FLAVOUR.list or
 # skip-$BPFEXC_ARCH.list: not run, and those of the tests chosen
-# reported as skipped, with where it says why.  (The tests chosen: the runner's, by the names
-# test_progs knows them by, and the whole tests that build.sh left out.)
+# reported as skipped, with where it says why.  (The tests chosen: the
+# runner's, by the names test_progs knows them by, and the whole tests
+# that build.sh left out.)
 chosen=$(cat "$GUEST/tests-chosen.list"
 	 sed -n 's/^DEFINE_TEST(\(.*\))$/\1/p' "$GUEST/selftests/prog_tests/tests.h")
 skips= skip_notes=
