@@ -11,8 +11,13 @@
 #   - the exceptions selftests, built for this kernel on the host.
 # Anywhere else it would power the machine off: it answers -h with this
 # text and runs only as the unit's /root/bpfexc/run.sh.
-case ${1:-} in -h | --help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;; esac
-[ "$0" = /root/bpfexc/run.sh ] || { echo "debian-vm-run.sh: runs in the Debian guest only" >&2; exit 2; }
+case ${1:-} in
+-h | --help) sed -n '1d; /^#/!q; s/^# \{0,1\}//p' "$0"; exit 0 ;;
+esac
+if [ "$0" != /root/bpfexc/run.sh ]; then
+	echo "debian-vm-run.sh: runs in the Debian guest only" >&2
+	exit 2
+fi
 exec > /dev/ttyS1 2>&1
 cd /root/bpfexc
 echo "running $(uname -r) ($(. /etc/os-release && echo "$PRETTY_NAME"), systemd $(systemctl --version | sed -n 's/^systemd \([0-9]*\).*/\1/p'))"

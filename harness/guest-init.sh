@@ -8,8 +8,13 @@
 # reboots, which makes QEMU (-no-reboot) exit.
 # Anywhere but as the guest's first process it would mount over /tmp and
 # reboot the machine: it answers -h with this text and refuses to run.
-case ${1:-} in -h | --help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;; esac
-[ $$ = 1 ] || { echo "guest-init.sh: the test guest's /init, not a command" >&2; exit 2; }
+case ${1:-} in
+-h | --help) sed -n '1d; /^#/!q; s/^# \{0,1\}//p' "$0"; exit 0 ;;
+esac
+if [ $$ != 1 ]; then
+	echo "guest-init.sh: the test guest's /init, not a command" >&2
+	exit 2
+fi
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
